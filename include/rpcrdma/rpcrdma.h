@@ -1,9 +1,13 @@
 /*
  * librpcrdma public API: ONC RPC over RDMA (RFC 8166) for libtirpc.
- * Everything a program needs to create RDMA CLIENT and SVCXPRT handles.
+ * Everything a program needs to create RDMA CLIENT and SVCXPRT handles,
+ * tune them, and read their counters.
  */
 #ifndef RPCRDMA_RPCRDMA_H
 #define RPCRDMA_RPCRDMA_H
+
+#include <stdint.h>
+#include <rpc/rpc.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,6 +17,53 @@ extern "C" {
 
 /* Version of the library actually loaded, "MAJOR.MINOR.PATCH". */
 RPCRDMA_EXPORT const char *rpcrdma_version(void);
+
+/*
+ * Every tunable of a transport, with the defaults that
+ * rpcrdma_options_init() fills in.  See rpcrdma_options_init(3).
+ */
+struct rpcrdma_options {
+	uint32_t ro_max_requests;	/* credits asked (client) / granted (server) */
+	uint32_t ro_inline_send;	/* largest Send we offer to post (RFC 8797) */
+	uint32_t ro_inline_recv;	/* largest Send we can receive (RFC 8797) */
+	uint32_t ro_signal_every;	/* signal one unsignaled Send in N */
+	uint32_t ro_page_threshold;	/* opaques this long are referenced, not copied */
+	uint32_t ro_connect_timeout_ms;	/* address/route resolution and connect */
+	uint32_t ro_max_inline_data;	/* IBV_SEND_INLINE size asked at QP creation */
+	uint32_t ro_reserved[8];	/* zero; room to grow without an ABI break */
+};
+
+RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
+
+/* Transport counters, named after the kernel's mountstats where one exists. */
+struct rpcrdma_stats {
+	uint64_t rs_calls;		/* client: Calls sent; server: Calls received */
+	uint64_t rs_replies;		/* client: Replies matched; server: Replies sent */
+	uint64_t rs_bad_replies;	/* client: Replies dropped as unparseable or unmatched */
+	uint64_t rs_bad_calls;		/* server: Calls answered with RDMA_ERROR */
+	uint64_t rs_timeouts;		/* client: calls that timed out */
+	uint64_t rs_pullup_sends;	/* Sends posted from the pull-up buffer */
+	uint64_t rs_pullup_bytes;	/* bytes copied into pull-up buffers */
+	uint64_t rs_empty_sendctx_q;	/* times a sender waited for a send context */
+	uint64_t rs_credits_granted;	/* client: the last grant; server: what we grant */
+	uint64_t rs_credit_waits;	/* client: times a call waited for a credit */
+	uint64_t rs_signaled_sends;	/* Sends posted IBV_SEND_SIGNALED */
+	uint64_t rs_recv_posted;	/* Receives posted */
+	uint64_t rs_too_large;		/* messages refused: larger than the inline threshold */
+	uint64_t rs_reserved[16];
+};
+
+/* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
+#define RPCRDMA_CLGET_STATS	0x52440001	/* struct rpcrdma_stats * */
+
+RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const char *host, const char *port,
+					rpcprog_t prog, rpcvers_t vers,
+					const struct rpcrdma_options *opts);
+
+RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
+					const struct rpcrdma_options *opts);
+RPCRDMA_EXPORT int svc_rdma_get_stats(SVCXPRT *xprt,
+				      struct rpcrdma_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -46,4 +46,8 @@ pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
 	"$b/tests/rdma/bedproof client -v -a $srv -b $cli"
 
+pair rpc-echo \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/echo_client -a $srv"
+
 exit $failed

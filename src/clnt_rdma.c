@@ -1,0 +1,619 @@
+/*
+ * The RDMA CLIENT: libtirpc clnt_ops over one RPC-over-RDMA connection.
+ * Many threads may call at once, up to the granted credits; a progress
+ * thread reaps completions and hands each Reply to the call it answers.
+ */
+#include "config.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "transport.h"
+
+/* The life of one call slot. */
+enum rpcrdma_req_state {
+	RQ_FREE,	/* unused; may be taken by a caller holding a credit */
+	RQ_SENT,	/* Call posted; the caller waits for the Reply */
+	RQ_REPLIED,	/* Reply attached in rq_rep; the caller decodes it */
+	RQ_FAILED,	/* the connection died or the peer sent RDMA_ERROR */
+	RQ_ABANDONED,	/* the caller timed out; the Reply, if any, is dropped */
+};
+
+struct rpcrdma_req {
+	enum rpcrdma_req_state rq_state;
+	uint32_t rq_xid;
+	int rq_err;			/* RQ_FAILED: negative errno */
+	struct rpcrdma_rep *rq_rep;
+	size_t rq_off;			/* RPC message offset in rq_rep */
+	pthread_cond_t rq_cond;
+	char *rq_scratch;		/* XDR head/tail storage */
+};
+
+struct clnt_rdma {
+	CLIENT cr_clnt;
+	struct rpcrdma_xprt cr_x;
+	rpcprog_t cr_prog;
+	rpcvers_t cr_vers;
+	uint32_t cr_xid;
+	uint32_t cr_credits;		/* calls we may have in flight now */
+	uint32_t cr_inflight;
+	pthread_cond_t cr_credit_cond;
+	struct rpcrdma_req *cr_reqs;
+	struct rpc_err cr_err;		/* the last call's outcome */
+	struct timeval cr_timeout;
+	int cr_timeout_set;
+	pthread_t cr_thread;
+	int cr_stopfd;			/* eventfd: stop the progress thread */
+	int cr_thread_started;
+};
+
+static struct clnt_ops clnt_rdma_ops;
+
+static struct clnt_rdma *to_cr(CLIENT *cl)
+{
+	return rpcrdma_container_of(cl, struct clnt_rdma, cr_clnt);
+}
+
+/* Fail every outstanding call: the connection is gone. Lock held. */
+static void fail_all(struct clnt_rdma *cr, int err)
+{
+	uint32_t i;
+
+	if (!cr->cr_x.rx_dead)
+		cr->cr_x.rx_dead = err;
+	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
+		struct rpcrdma_req *rq = &cr->cr_reqs[i];
+
+		if (rq->rq_state == RQ_SENT) {
+			rq->rq_state = RQ_FAILED;
+			rq->rq_err = err;
+			pthread_cond_signal(&rq->rq_cond);
+		} else if (rq->rq_state == RQ_ABANDONED) {
+			rq->rq_state = RQ_FREE;
+			cr->cr_inflight--;
+		}
+	}
+	pthread_cond_broadcast(&cr->cr_credit_cond);
+	pthread_cond_broadcast(&cr->cr_x.rx_sendctx_cond);
+}
+
+static struct rpcrdma_req *find_req(struct clnt_rdma *cr, uint32_t xid)
+{
+	uint32_t i;
+
+	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
+		struct rpcrdma_req *rq = &cr->cr_reqs[i];
+
+		if (rq->rq_state != RQ_FREE && rq->rq_xid == xid)
+			return rq;
+	}
+	return NULL;
+}
+
+/*
+ * A Reply arrived.  The grant it carries takes effect at once (0 counts as
+ * 1, and never more than we asked for); then the Reply goes to its call,
+ * or back to the receive queue if nobody waits for it.  Lock held.
+ */
+static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_hdr h;
+	struct rpcrdma_req *rq;
+	uint32_t grant;
+	int rc;
+
+	rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
+	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
+	     find_req(cr, h.rh_xid) : NULL;
+	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq &&
+	    rq->rq_state == RQ_SENT) {
+		/* The server refused our Call; it is not coming back. */
+		rq->rq_state = RQ_FAILED;
+		rq->rq_err = h.rh_err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT :
+			     -EPROTO;
+		cr->cr_x.rx_stats.rs_bad_replies++;
+		pthread_cond_signal(&rq->rq_cond);
+		goto out_repost;
+	}
+	if (rc || h.rh_proc != RPCRDMA_MSG || !rq ||
+	    (rq->rq_state != RQ_SENT && rq->rq_state != RQ_ABANDONED)) {
+		cr->cr_x.rx_stats.rs_bad_replies++;
+		goto out_repost;
+	}
+	grant = h.rh_credits ? h.rh_credits : 1;
+	if (grant > cr->cr_x.rx_opts.ro_max_requests)
+		grant = cr->cr_x.rx_opts.ro_max_requests;
+	cr->cr_credits = grant;
+	cr->cr_x.rx_stats.rs_credits_granted = grant;
+	pthread_cond_broadcast(&cr->cr_credit_cond);
+
+	if (rq->rq_state == RQ_ABANDONED) {
+		rq->rq_state = RQ_FREE;
+		cr->cr_inflight--;
+		goto out_repost;
+	}
+	rq->rq_rep = rep;
+	rq->rq_off = h.rh_hdrlen;
+	rq->rq_state = RQ_REPLIED;
+	cr->cr_x.rx_stats.rs_replies++;
+	pthread_cond_signal(&rq->rq_cond);
+	return;
+
+out_repost:
+	if (rpcrdma_xprt_repost(&cr->cr_x, rep))
+		fail_all(cr, -ECONNRESET);
+}
+
+static void reap(struct clnt_rdma *cr)
+{
+	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
+	int n, i;
+
+	while ((n = rpcrdma_cq_poll(&cr->cr_x.rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
+		for (i = 0; i < n; i++) {
+			struct rpcrdma_cqe *c = wcs[i].wc_ctx;
+
+			if (c->cq_kind == RPCRDMA_CQE_SEND) {
+				rpcrdma_xprt_send_done(&cr->cr_x,
+					rpcrdma_container_of(c, struct rpcrdma_sendctx, sc_cqe),
+					wcs[i].wc_ok);
+				if (!wcs[i].wc_ok) {
+					pthread_mutex_lock(&cr->cr_x.rx_lock);
+					fail_all(cr, -ECONNRESET);
+					pthread_mutex_unlock(&cr->cr_x.rx_lock);
+				}
+				continue;
+			}
+			pthread_mutex_lock(&cr->cr_x.rx_lock);
+			if (wcs[i].wc_ok) {
+				struct rpcrdma_rep *rep =
+					rpcrdma_container_of(c, struct rpcrdma_rep, rr_cqe);
+
+				rep->rr_len = wcs[i].wc_byte_len;
+				handle_reply(cr, rep);
+			} else {
+				fail_all(cr, -ECONNRESET);
+			}
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		}
+	}
+	if (n < 0) {
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		fail_all(cr, n);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	}
+}
+
+/* Any CM event after ESTABLISHED means the connection is going away. */
+static void handle_cm(struct clnt_rdma *cr)
+{
+	struct rdma_cm_event *ev;
+
+	while (!rdma_get_cm_event(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
+		rdma_ack_cm_event(ev);
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		fail_all(cr, -ECONNRESET);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	}
+}
+
+static void *progress(void *arg)
+{
+	struct clnt_rdma *cr = arg;
+	struct pollfd pfd[3] = {
+		{ .fd = cr->cr_x.rx_ep.re_comp_ch->fd, .events = POLLIN },
+		{ .fd = cr->cr_x.rx_ep.re_cm_ch->fd, .events = POLLIN },
+		{ .fd = cr->cr_stopfd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[2].revents)
+			break;
+		if (pfd[1].revents)
+			handle_cm(cr);
+		if (pfd[0].revents) {
+			/* Re-arm before draining, so nothing slips between. */
+			while (!rpcrdma_cq_ack_event(&cr->cr_x.rx_ep))
+				;
+			rpcrdma_cq_arm(&cr->cr_x.rx_ep);
+		}
+		reap(cr);
+	}
+	return NULL;
+}
+
+static enum clnt_stat set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
+{
+	memset(&cr->cr_err, 0, sizeof(cr->cr_err));
+	cr->cr_err.re_status = st;
+	cr->cr_err.re_errno = err < 0 ? -err : err;
+	return st;
+}
+
+/* Wait for a credit and a free slot; the slot is ours on success. Lock held. */
+static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
+		     struct rpcrdma_req **rqp)
+{
+	uint32_t i;
+	int waited = 0;
+
+	while (!cr->cr_x.rx_dead && cr->cr_inflight >= cr->cr_credits) {
+		if (!waited++)
+			cr->cr_x.rx_stats.rs_credit_waits++;
+		if (pthread_cond_timedwait(&cr->cr_credit_cond, &cr->cr_x.rx_lock,
+					   deadline) == ETIMEDOUT)
+			return -ETIMEDOUT;
+	}
+	if (cr->cr_x.rx_dead)
+		return cr->cr_x.rx_dead;
+	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++)
+		if (cr->cr_reqs[i].rq_state == RQ_FREE)
+			break;
+	if (i == cr->cr_x.rx_opts.ro_max_requests)
+		return -EAGAIN;	/* cannot happen: credits <= slots */
+	cr->cr_inflight++;
+	*rqp = &cr->cr_reqs[i];
+	(*rqp)->rq_state = RQ_SENT;
+	(*rqp)->rq_xid = ++cr->cr_xid;
+	(*rqp)->rq_rep = NULL;
+	return 0;
+}
+
+/* The call is over: give back its Reply buffer, slot and credit. Lock held. */
+static void release_slot(struct clnt_rdma *cr, struct rpcrdma_req *rq)
+{
+	if (rq->rq_rep && rpcrdma_xprt_repost(&cr->cr_x, rq->rq_rep))
+		fail_all(cr, -ECONNRESET);
+	rq->rq_rep = NULL;
+	rq->rq_state = RQ_FREE;
+	cr->cr_inflight--;
+	pthread_cond_signal(&cr->cr_credit_cond);
+}
+
+/* RPC call header, credentials, then the arguments, into our XDR buffer. */
+static int encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		       struct rpcrdma_xdr_buf *xb)
+{
+	XDR xdrs;
+	uint32_t call = CALL, rpcvers = RPC_MSG_VERSION;
+	uint32_t prog = (uint32_t)cr->cr_prog, vers = (uint32_t)cr->cr_vers;
+	uint32_t p = (uint32_t)proc, xid = rq->rq_xid;
+	int ok;
+
+	rpcrdma_xdrbuf_init(xb, rq->rq_scratch, cr->cr_x.rx_opts.ro_inline_send,
+			    cr->cr_x.rx_opts.ro_page_threshold);
+	rpcrdma_xdrbuf_create(&xdrs, xb);
+	ok = xdr_u_int32_t(&xdrs, &xid) && xdr_u_int32_t(&xdrs, &call) &&
+	     xdr_u_int32_t(&xdrs, &rpcvers) && xdr_u_int32_t(&xdrs, &prog) &&
+	     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p) &&
+	     AUTH_MARSHALL(cr->cr_clnt.cl_auth, &xdrs) &&
+	     AUTH_WRAP(cr->cr_clnt.cl_auth, &xdrs, xargs, argsp);
+	XDR_DESTROY(&xdrs);
+	return ok ? 0 : -EMSGSIZE;
+}
+
+static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+				   xdrproc_t xres, void *resp)
+{
+	struct rpcrdma_rep *rep = rq->rq_rep;
+	struct rpc_msg msg;
+	XDR xdrs;
+	enum clnt_stat st;
+
+	xdrmem_create(&xdrs, (char *)rep->rr_buf + rq->rq_off,
+		      (u_int)(rep->rr_len - rq->rq_off), XDR_DECODE);
+	memset(&msg, 0, sizeof(msg));
+	msg.acpted_rply.ar_verf = _null_auth;
+	msg.acpted_rply.ar_results.where = NULL;
+	msg.acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
+	if (!xdr_replymsg(&xdrs, &msg)) {
+		XDR_DESTROY(&xdrs);
+		return set_err(cr, RPC_CANTDECODERES, EBADMSG);
+	}
+	_seterr_reply(&msg, &cr->cr_err);
+	st = cr->cr_err.re_status;
+	if (st == RPC_SUCCESS) {
+		if (!AUTH_VALIDATE(cr->cr_clnt.cl_auth, &msg.acpted_rply.ar_verf))
+			st = set_err(cr, RPC_AUTHERROR, 0);
+		else if (!AUTH_UNWRAP(cr->cr_clnt.cl_auth, &xdrs, xres, resp))
+			st = set_err(cr, RPC_CANTDECODERES, EBADMSG);
+	} else if (AUTH_REFRESH(cr->cr_clnt.cl_auth, &msg)) {
+		/* Fresh credentials would need a resend; report as is. */
+	}
+	if (msg.acpted_rply.ar_verf.oa_base) {
+		xdrs.x_op = XDR_FREE;
+		xdr_opaque_auth(&xdrs, &msg.acpted_rply.ar_verf);
+	}
+	XDR_DESTROY(&xdrs);
+	return st;
+}
+
+static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
+				     xdrproc_t xargs, void *argsp,
+				     xdrproc_t xres, void *resp,
+				     struct timeval tmo)
+{
+	struct clnt_rdma *cr = to_cr(cl);
+	uint8_t hdr[RPCRDMA_HDRLEN_MIN];
+	struct rpcrdma_xdr_buf xb;
+	struct rpcrdma_req *rq;
+	struct rpcrdma_hdr h;
+	struct timespec deadline;
+	enum clnt_stat st;
+	int rc;
+
+	rpcrdma_deadline(&deadline, cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	rc = take_slot(cr, &deadline, &rq);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (rc == -ETIMEDOUT)
+		return set_err(cr, RPC_TIMEDOUT, 0);
+	if (rc)
+		return set_err(cr, RPC_CANTSEND, rc);
+
+	rc = encode_call(cr, rq, proc, xargs, argsp, &xb);
+	if (rc) {
+		st = set_err(cr, RPC_CANTENCODEARGS, rc);
+		goto out_release;
+	}
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = rq->rq_xid;
+	h.rh_credits = cr->cr_x.rx_opts.ro_max_requests;
+	h.rh_proc = RPCRDMA_MSG;
+	rc = (int)rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
+	if (rc < 0) {
+		st = set_err(cr, RPC_CANTENCODEARGS, rc);
+		goto out_release;
+	}
+	/* Chunks are not carried yet: a Call larger than inline fails here. */
+	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb, &deadline);
+	if (rc) {
+		st = set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
+		goto out_release;
+	}
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_x.rx_stats.rs_calls++;
+	while (rq->rq_state == RQ_SENT) {
+		if (pthread_cond_timedwait(&rq->rq_cond, &cr->cr_x.rx_lock,
+					   &deadline) == ETIMEDOUT &&
+		    rq->rq_state == RQ_SENT) {
+			/* Keep the credit until the Reply or the connection
+			 * ends: the server may still be working on it. */
+			rq->rq_state = RQ_ABANDONED;
+			cr->cr_x.rx_stats.rs_timeouts++;
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			return set_err(cr, RPC_TIMEDOUT, 0);
+		}
+	}
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (rq->rq_state == RQ_FAILED)
+		st = set_err(cr, RPC_CANTRECV, rq->rq_err);
+	else
+		st = decode_reply(cr, rq, xres, resp);
+
+out_release:
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	release_slot(cr, rq);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return st;
+}
+
+static void clnt_rdma_abort(CLIENT *cl)
+{
+	(void)cl;
+}
+
+static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *err)
+{
+	*err = to_cr(cl)->cr_err;
+}
+
+static bool_t clnt_rdma_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
+{
+	XDR xdrs;
+
+	(void)cl;
+	xdrs.x_op = XDR_FREE;
+	return xres(&xdrs, resp);
+}
+
+static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
+{
+	struct clnt_rdma *cr = to_cr(cl);
+
+	switch (req) {
+	case CLSET_TIMEOUT:
+		if (!info)
+			return FALSE;
+		cr->cr_timeout = *(struct timeval *)info;
+		cr->cr_timeout_set = 1;
+		return TRUE;
+	case CLGET_TIMEOUT:
+		if (!info)
+			return FALSE;
+		*(struct timeval *)info = cr->cr_timeout;
+		return TRUE;
+	case CLGET_XID:
+		*(uint32_t *)info = cr->cr_xid;
+		return TRUE;
+	case CLSET_XID:
+		cr->cr_xid = *(uint32_t *)info - 1;
+		return TRUE;
+	case CLGET_PROG:
+		*(uint32_t *)info = (uint32_t)cr->cr_prog;
+		return TRUE;
+	case CLSET_PROG:
+		cr->cr_prog = *(uint32_t *)info;
+		return TRUE;
+	case CLGET_VERS:
+		*(uint32_t *)info = (uint32_t)cr->cr_vers;
+		return TRUE;
+	case CLSET_VERS:
+		cr->cr_vers = *(uint32_t *)info;
+		return TRUE;
+	case CLGET_FD:
+		*(int *)info = cr->cr_x.rx_ep.re_comp_ch->fd;
+		return TRUE;
+	case RPCRDMA_CLGET_STATS:
+		if (!info)
+			return FALSE;
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		*(struct rpcrdma_stats *)info = cr->cr_x.rx_stats;
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return TRUE;
+	default:
+		return FALSE;
+	}
+}
+
+static void cr_free(struct clnt_rdma *cr)
+{
+	uint32_t i;
+
+	if (cr->cr_reqs) {
+		for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
+			free(cr->cr_reqs[i].rq_scratch);
+			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
+		}
+		free(cr->cr_reqs);
+	}
+	if (cr->cr_stopfd >= 0)
+		close(cr->cr_stopfd);
+	pthread_cond_destroy(&cr->cr_credit_cond);
+	rpcrdma_xprt_fini(&cr->cr_x);
+	if (cr->cr_clnt.cl_auth)
+		auth_destroy(cr->cr_clnt.cl_auth);
+	free(cr);
+}
+
+static void clnt_rdma_destroy(CLIENT *cl)
+{
+	struct clnt_rdma *cr = to_cr(cl);
+	uint64_t one = 1;
+
+	if (cr->cr_thread_started) {
+		if (write(cr->cr_stopfd, &one, sizeof(one)) != sizeof(one))
+			abort();	/* an eventfd write cannot fail here */
+		pthread_join(cr->cr_thread, NULL);
+	}
+	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+	cr_free(cr);
+}
+
+static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
+{
+	struct rpcrdma_xprt *x = &cr->cr_x;
+	int tmo = (int)x->rx_opts.ro_connect_timeout_ms;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN], peer[256];
+	uint8_t peer_len = 0;
+	uint32_t i;
+	int rc;
+
+	rc = rpcrdma_ep_resolve(&x->rx_ep, host, port, tmo);
+	if (rc)
+		return rc;
+	/* One receive per credit, plus one for a stray or error Reply. */
+	rc = rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests + 1);
+	if (rc)
+		return rc;
+	for (i = 0; i < x->rx_ep.re_nrecv; i++) {
+		rc = rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]);
+		if (rc)
+			return rc;
+	}
+	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
+	if (rc < 0)
+		return rc;
+	rc = rpcrdma_ep_connect(&x->rx_ep, pdata, (uint8_t)rc, tmo, peer,
+				&peer_len);
+	if (rc)
+		return rc;
+	rpcrdma_xprt_negotiate(x, peer, peer_len);
+	return 0;
+}
+
+CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
+			 rpcvers_t vers, const struct rpcrdma_options *opts)
+{
+	struct clnt_rdma *cr;
+	uint32_t i;
+	int rc;
+
+	memset(&rpc_createerr, 0, sizeof(rpc_createerr));
+	if (!host || !port) {
+		rpc_createerr.cf_stat = RPC_UNKNOWNADDR;
+		rpc_createerr.cf_error.re_errno = EINVAL;
+		return NULL;
+	}
+	cr = calloc(1, sizeof(*cr));
+	if (!cr)
+		goto out_nomem;
+	cr->cr_stopfd = -1;
+	if (rpcrdma_xprt_init(&cr->cr_x, opts)) {
+		free(cr);
+		goto out_nomem;
+	}
+	rpcrdma_cond_init(&cr->cr_credit_cond);
+	cr->cr_reqs = calloc(cr->cr_x.rx_opts.ro_max_requests,
+			     sizeof(*cr->cr_reqs));
+	if (!cr->cr_reqs)
+		goto out_free_nomem;
+	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
+		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
+		cr->cr_reqs[i].rq_scratch = malloc(cr->cr_x.rx_opts.ro_inline_send);
+		if (!cr->cr_reqs[i].rq_scratch)
+			goto out_free_nomem;
+	}
+	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
+	if (cr->cr_stopfd < 0)
+		goto out_free_nomem;
+	cr->cr_prog = prog;
+	cr->cr_vers = vers;
+	cr->cr_credits = 1;	/* one call until the first grant */
+	cr->cr_xid = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	cr->cr_timeout.tv_sec = 25;
+	cr->cr_clnt.cl_ops = &clnt_rdma_ops;
+	cr->cr_clnt.cl_netid = "rdma";
+	cr->cr_clnt.cl_tp = "rdma";
+	cr->cr_clnt.cl_auth = authnone_create();
+	if (!cr->cr_clnt.cl_auth)
+		goto out_free_nomem;
+
+	rc = cr_connect(cr, host, port);
+	if (rc) {
+		rpc_createerr.cf_stat = rc == -EHOSTUNREACH || rc == -ENODEV ||
+					rc == -EADDRNOTAVAIL ?
+					RPC_UNKNOWNHOST : RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = -rc;
+		cr_free(cr);
+		return NULL;
+	}
+	if (pthread_create(&cr->cr_thread, NULL, progress, cr)) {
+		rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+		goto out_free_nomem;
+	}
+	cr->cr_thread_started = 1;
+	return &cr->cr_clnt;
+
+out_free_nomem:
+	cr_free(cr);
+out_nomem:
+	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+	rpc_createerr.cf_error.re_errno = ENOMEM;
+	return NULL;
+}
+
+static struct clnt_ops clnt_rdma_ops = {
+	.cl_call = clnt_rdma_call,
+	.cl_abort = clnt_rdma_abort,
+	.cl_geterr = clnt_rdma_geterr,
+	.cl_freeres = clnt_rdma_freeres,
+	.cl_destroy = clnt_rdma_destroy,
+	.cl_control = clnt_rdma_control,
+};

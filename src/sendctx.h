@@ -1,0 +1,52 @@
+/*
+ * The send-context ring: a fixed set of Send contexts, sized to the
+ * credits, handed out in order and released by in-order Send completions.
+ * Pure index logic; the caller holds the lock around every call.
+ */
+#ifndef RPCRDMA_SENDCTX_H
+#define RPCRDMA_SENDCTX_H
+
+#include <stdbool.h>
+
+/*
+ * Slots sc_tail .. sc_head-1 (mod sc_size) are in use, oldest first; the
+ * last sc_undecided of them were handed out by get() but not yet posted
+ * (needs_signal() not yet called for them).
+ */
+struct rpcrdma_sendctx_ring {
+	unsigned int sc_size;		/* contexts in the ring */
+	unsigned int sc_signal_every;	/* signal at least one Send in N */
+	unsigned int sc_head;		/* next index get() hands out */
+	unsigned int sc_tail;		/* oldest index in use */
+	unsigned int sc_in_use;
+	unsigned int sc_undecided;	/* handed out, not yet posted */
+	unsigned int sc_unsignaled;	/* Sends posted since the last signaled one */
+};
+
+/* Returns 0, or -EINVAL if @size or @signal_every is 0. */
+int rpcrdma_sendctx_init(struct rpcrdma_sendctx_ring *ring, unsigned int size,
+			 unsigned int signal_every);
+/* Next free context index, or -EAGAIN when all are in use. */
+int rpcrdma_sendctx_get(struct rpcrdma_sendctx_ring *ring);
+/*
+ * Give back the newest context from get() that will not be posted after
+ * all (build failed).  0, or -EINVAL if @idx is not that context.
+ */
+int rpcrdma_sendctx_unget(struct rpcrdma_sendctx_ring *ring, unsigned int idx);
+/*
+ * Decide, just before posting, whether the Send on context @idx must be
+ * signaled: 1 = signal, 0 = not, -EINVAL if @idx is not the oldest
+ * context handed out and not yet decided (call exactly once per Send, in
+ * posting order).
+ */
+int rpcrdma_sendctx_needs_signal(struct rpcrdma_sendctx_ring *ring,
+				 unsigned int idx, bool refs_caller_memory);
+/*
+ * A completion for the posted Send on @idx: releases it and every older
+ * context.  Returns how many were released (>= 1), or -EINVAL if @idx is
+ * not a posted, outstanding context.
+ */
+int rpcrdma_sendctx_complete(struct rpcrdma_sendctx_ring *ring, unsigned int idx);
+unsigned int rpcrdma_sendctx_in_use(const struct rpcrdma_sendctx_ring *ring);
+
+#endif /* RPCRDMA_SENDCTX_H */

@@ -1,0 +1,565 @@
+/*
+ * The RDMA server: a listening SVCXPRT whose CM events create one SVCXPRT
+ * per connection, each registered with libtirpc so svc_run() polls it.
+ * A connection's xp_fd is its completion channel; Calls queue up there.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "transport.h"
+#include <rpc/svc_mt.h>
+
+struct svc_rdma_listener;
+
+/* One accepted connection. */
+struct svc_rdma_conn {
+	SVCXPRT sc_xprt;
+	SVCXPRT_EXT sc_ext;
+	struct rpcrdma_xprt sc_x;
+	struct svc_rdma_listener *sc_lst;
+	struct svc_rdma_conn *sc_next;	/* listener's list of connections */
+	struct rpcrdma_rep **sc_queue;	/* Calls received, not yet served */
+	uint32_t sc_qhead, sc_qlen;
+	struct rpcrdma_rep *sc_cur;	/* the Call being served */
+	XDR sc_args;			/* decoder over sc_cur's RPC message */
+	char *sc_scratch;		/* Reply head/tail storage */
+};
+
+struct svc_rdma_listener {
+	SVCXPRT sl_xprt;
+	SVCXPRT_EXT sl_ext;
+	struct rpcrdma_options sl_opts;
+	struct rdma_event_channel *sl_ch;
+	struct rdma_cm_id *sl_id;
+	pthread_mutex_t sl_lock;
+	struct svc_rdma_conn *sl_conns;
+	struct rpcrdma_stats sl_closed;	/* counters of connections gone */
+};
+
+static const struct xp_ops conn_ops, listener_ops;
+static const struct xp_ops2 conn_ops2, listener_ops2;
+
+static struct svc_rdma_conn *to_conn(SVCXPRT *xprt)
+{
+	return rpcrdma_container_of(xprt, struct svc_rdma_conn, sc_xprt);
+}
+
+static struct svc_rdma_listener *to_lst(SVCXPRT *xprt)
+{
+	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_xprt);
+}
+
+/* Add one connection's counters into a sum. */
+static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
+{
+	const uint64_t *src = (const uint64_t *)s;
+	uint64_t *dst = (uint64_t *)sum;
+	size_t i;
+
+	for (i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		dst[i] += src[i];
+}
+
+/* ---- one connection ------------------------------------------------------ */
+
+/*
+ * Reap completions into the Call queue.  The CQ is re-armed before the
+ * final poll so a completion arriving meanwhile still wakes poll(2).
+ */
+static void conn_reap(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
+	struct rpcrdma_xprt *x = &c->sc_x;
+	int n, i;
+
+	while (!rpcrdma_cq_ack_event(&x->rx_ep))
+		;
+	rpcrdma_cq_arm(&x->rx_ep);
+	while ((n = rpcrdma_cq_poll(&x->rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
+		for (i = 0; i < n; i++) {
+			struct rpcrdma_cqe *e = wcs[i].wc_ctx;
+
+			if (e->cq_kind == RPCRDMA_CQE_SEND) {
+				rpcrdma_xprt_send_done(x,
+					rpcrdma_container_of(e, struct rpcrdma_sendctx, sc_cqe),
+					wcs[i].wc_ok);
+				continue;
+			}
+			if (!wcs[i].wc_ok) {
+				pthread_mutex_lock(&x->rx_lock);
+				if (!x->rx_dead)
+					x->rx_dead = -ECONNRESET;
+				pthread_mutex_unlock(&x->rx_lock);
+				continue;
+			}
+			struct rpcrdma_rep *rep =
+				rpcrdma_container_of(e, struct rpcrdma_rep, rr_cqe);
+			rep->rr_len = wcs[i].wc_byte_len;
+			c->sc_queue[(c->sc_qhead + c->sc_qlen++) % x->rx_ep.re_nrecv] = rep;
+		}
+	}
+	if (n < 0) {
+		pthread_mutex_lock(&x->rx_lock);
+		x->rx_dead = n;
+		pthread_mutex_unlock(&x->rx_lock);
+	}
+}
+
+static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_xprt *x = &c->sc_x;
+
+	pthread_mutex_lock(&x->rx_lock);
+	if (rpcrdma_xprt_repost(x, rep) && !x->rx_dead)
+		x->rx_dead = -ECONNRESET;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+/* Answer a Call we cannot serve with RDMA_ERROR; the connection stays up. */
+static void conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
+{
+	struct rpcrdma_xprt *x = &c->sc_x;
+	uint8_t hdr[RPCRDMA_HDRLEN_ERR_VERS];
+	struct rpcrdma_xdr_buf empty;
+	struct timespec deadline;
+	struct timeval tv = { 5, 0 };
+	ssize_t n;
+
+	n = rpcrdma_encode_error(hdr, sizeof(hdr), xid,
+				 x->rx_ep.re_nrecv, err);
+	if (n < 0)
+		return;
+	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
+	rpcrdma_deadline(&deadline, &tv);
+	rpcrdma_xprt_send(x, hdr, (size_t)n, &empty, &deadline);
+	pthread_mutex_lock(&x->rx_lock);
+	x->rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+/*
+ * Check one received message's transport header.  Returns the offset of
+ * the RPC Call in it, or -1 after dealing with a bad one as RFC 8166 says:
+ * ERR_VERS for another version, ERR_CHUNK for an unusable header, a silent
+ * drop for a message too short to attribute.
+ */
+static long conn_check_call(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_hdr h;
+	int rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
+
+	if (rc == -EPROTONOSUPPORT) {
+		conn_send_error(c, h.rh_xid, RPCRDMA_ERR_VERS);
+		return -1;
+	}
+	if (rc == -ENODATA) {
+		pthread_mutex_lock(&c->sc_x.rx_lock);
+		c->sc_x.rx_stats.rs_bad_calls++;
+		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		return -1;
+	}
+	/* Chunks are not moved yet: a Call that needs them cannot be read. */
+	if (rc || h.rh_proc != RPCRDMA_MSG || h.rh_nreads) {
+		conn_send_error(c, h.rh_xid, RPCRDMA_ERR_CHUNK);
+		return -1;
+	}
+	return (long)h.rh_hdrlen;
+}
+
+static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svc_rdma_conn *c = to_conn(xprt);
+	uint32_t nrecv = c->sc_x.rx_ep.re_nrecv;
+
+	/* A dispatcher that never replied leaves its Call behind. */
+	if (c->sc_cur) {
+		conn_repost(c, c->sc_cur);
+		c->sc_cur = NULL;
+	}
+	if (!c->sc_qlen)
+		conn_reap(c);
+	while (c->sc_qlen) {
+		struct rpcrdma_rep *rep = c->sc_queue[c->sc_qhead];
+		long off;
+
+		c->sc_qhead = (c->sc_qhead + 1) % nrecv;
+		c->sc_qlen--;
+		off = conn_check_call(c, rep);
+		if (off < 0) {
+			conn_repost(c, rep);
+			continue;
+		}
+		xdrmem_create(&c->sc_args, (char *)rep->rr_buf + off,
+			      (u_int)(rep->rr_len - (uint32_t)off), XDR_DECODE);
+		if (!xdr_callmsg(&c->sc_args, msg)) {
+			/* Not an RPC Call: nothing to answer it with. */
+			pthread_mutex_lock(&c->sc_x.rx_lock);
+			c->sc_x.rx_stats.rs_bad_calls++;
+			pthread_mutex_unlock(&c->sc_x.rx_lock);
+			conn_repost(c, rep);
+			continue;
+		}
+		c->sc_cur = rep;
+		pthread_mutex_lock(&c->sc_x.rx_lock);
+		c->sc_x.rx_stats.rs_calls++;
+		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		return TRUE;
+	}
+	return FALSE;
+}
+
+static enum xprt_stat conn_stat(SVCXPRT *xprt)
+{
+	struct svc_rdma_conn *c = to_conn(xprt);
+
+	if (c->sc_x.rx_dead)
+		return XPRT_DIED;
+	return c->sc_qlen ? XPRT_MOREREQS : XPRT_IDLE;
+}
+
+static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	struct svc_rdma_conn *c = to_conn(xprt);
+
+	if (!c->sc_cur)
+		return FALSE;
+	return SVCAUTH_UNWRAP(&SVC_XP_AUTH(xprt), &c->sc_args, xargs, argsp);
+}
+
+static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	XDR xdrs;
+
+	(void)xprt;
+	xdrs.x_op = XDR_FREE;
+	return xargs(&xdrs, argsp);
+}
+
+/* Encode the Reply, results wrapped by the Call's auth flavour. */
+static int conn_encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
+			     struct rpcrdma_xdr_buf *xb)
+{
+	struct svc_rdma_conn *c = to_conn(xprt);
+	xdrproc_t xres = NULL;
+	void *where = NULL;
+	XDR xdrs;
+	int ok;
+
+	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
+	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
+		xres = msg->acpted_rply.ar_results.proc;
+		where = msg->acpted_rply.ar_results.where;
+		msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
+		msg->acpted_rply.ar_results.where = NULL;
+	}
+	rpcrdma_xdrbuf_init(xb, c->sc_scratch, c->sc_x.rx_opts.ro_inline_send,
+			    c->sc_x.rx_opts.ro_page_threshold);
+	rpcrdma_xdrbuf_create(&xdrs, xb);
+	ok = xdr_replymsg(&xdrs, msg) &&
+	     (!xres || SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, xres, where));
+	XDR_DESTROY(&xdrs);
+	return ok ? 0 : -EMSGSIZE;
+}
+
+static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svc_rdma_conn *c = to_conn(xprt);
+	struct rpcrdma_xprt *x = &c->sc_x;
+	uint8_t hdr[RPCRDMA_HDRLEN_MIN];
+	struct rpcrdma_xdr_buf xb;
+	struct rpcrdma_hdr h;
+	struct timespec deadline;
+	struct timeval tv = { 30, 0 };
+	ssize_t n;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = msg->rm_xid;
+	/* We grant exactly the receives we keep posted. */
+	h.rh_credits = x->rx_ep.re_nrecv;
+	h.rh_proc = RPCRDMA_MSG;
+	n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
+	rc = n < 0 ? (int)n : conn_encode_reply(xprt, msg, &xb);
+	rpcrdma_deadline(&deadline, &tv);
+	if (!rc)
+		rc = rpcrdma_xprt_send(x, hdr, (size_t)n, &xb, &deadline);
+	if (rc == -EMSGSIZE)	/* would need a Reply chunk: fail it cleanly */
+		conn_send_error(c, msg->rm_xid, RPCRDMA_ERR_CHUNK);
+	pthread_mutex_lock(&x->rx_lock);
+	if (!rc)
+		x->rx_stats.rs_replies++;
+	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
+	pthread_mutex_unlock(&x->rx_lock);
+	if (c->sc_cur) {
+		conn_repost(c, c->sc_cur);
+		c->sc_cur = NULL;
+	}
+	return rc == 0;
+}
+
+static void conn_destroy(SVCXPRT *xprt)
+{
+	struct svc_rdma_conn *c = to_conn(xprt), **pp;
+	struct svc_rdma_listener *l = c->sc_lst;
+
+	xprt_unregister(xprt);
+	pthread_mutex_lock(&l->sl_lock);
+	for (pp = &l->sl_conns; *pp; pp = &(*pp)->sc_next)
+		if (*pp == c) {
+			*pp = c->sc_next;
+			break;
+		}
+	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
+	pthread_mutex_unlock(&l->sl_lock);
+	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
+	rpcrdma_xprt_fini(&c->sc_x);
+	free(c->sc_queue);
+	free(c->sc_scratch);
+	free(c);
+}
+
+static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
+{
+	(void)xprt;
+	(void)rq;
+	(void)in;
+	return FALSE;
+}
+
+static const struct xp_ops conn_ops = {
+	.xp_recv = conn_recv,
+	.xp_stat = conn_stat,
+	.xp_getargs = conn_getargs,
+	.xp_reply = conn_reply,
+	.xp_freeargs = conn_freeargs,
+	.xp_destroy = conn_destroy,
+};
+
+static const struct xp_ops2 conn_ops2 = {
+	.xp_control = conn_control,
+};
+
+/* ---- the listener -------------------------------------------------------- */
+
+static void conn_free_early(struct svc_rdma_conn *c)
+{
+	rpcrdma_xprt_fini(&c->sc_x);
+	free(c->sc_queue);
+	free(c->sc_scratch);
+	free(c);
+}
+
+/*
+ * A CONNECT_REQUEST: set the connection up, post receives, accept.  On
+ * failure the request is rejected and its id returned, to be destroyed
+ * once the event is acked (rdma_destroy_id waits for that).
+ */
+static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm_event *ev)
+{
+	struct svc_rdma_conn *c = calloc(1, sizeof(*c));
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
+	struct rpcrdma_xprt *x;
+	uint32_t i;
+	ssize_t n;
+
+	if (!c || rpcrdma_xprt_init(&c->sc_x, &l->sl_opts)) {
+		free(c);
+		goto out_reject;
+	}
+	x = &c->sc_x;
+	x->rx_ep.re_id = ev->id;
+	x->rx_ep.re_cm_ch = l->sl_ch;
+	x->rx_ep.re_cm_shared = 1;
+	ev->id->context = c;
+	rpcrdma_xprt_negotiate(x, ev->param.conn.private_data,
+			       ev->param.conn.private_data ?
+			       ev->param.conn.private_data_len : 0);
+	c->sc_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->sc_queue));
+	c->sc_scratch = malloc(x->rx_opts.ro_inline_send);
+	if (!c->sc_queue || !c->sc_scratch ||
+	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
+		goto out_free;
+	for (i = 0; i < x->rx_ep.re_nrecv; i++)
+		if (rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]))
+			goto out_free;
+	n = rpcrdma_xprt_private(x, pdata, sizeof(pdata));
+	if (n < 0 || rpcrdma_ep_accept(&x->rx_ep, pdata, (uint8_t)n))
+		goto out_free;
+
+	c->sc_lst = l;
+	c->sc_xprt.xp_fd = x->rx_ep.re_comp_ch->fd;
+	c->sc_xprt.xp_ops = &conn_ops;
+	c->sc_xprt.xp_ops2 = &conn_ops2;
+	c->sc_xprt.xp_netid = "rdma";
+	c->sc_xprt.xp_tp = "rdma";
+	c->sc_xprt.xp_p3 = &c->sc_ext;
+	c->sc_ext.xp_auth.svc_ah_ops = NULL;
+	pthread_mutex_lock(&l->sl_lock);
+	c->sc_next = l->sl_conns;
+	l->sl_conns = c;
+	pthread_mutex_unlock(&l->sl_lock);
+	xprt_register(&c->sc_xprt);
+	return NULL;
+
+out_free:
+	if (ev->id->qp)
+		rdma_destroy_qp(ev->id);
+	x->rx_ep.re_id = NULL;
+	conn_free_early(c);
+out_reject:
+	ev->id->context = NULL;
+	rdma_reject(ev->id, NULL, 0);
+	return ev->id;
+}
+
+static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svc_rdma_listener *l = to_lst(xprt);
+	struct rdma_cm_event *ev;
+
+	(void)msg;
+	while (!rdma_get_cm_event(l->sl_ch, &ev)) {
+		struct svc_rdma_conn *c = ev->id->context;
+		struct rdma_cm_id *refused = NULL;
+
+		switch (ev->event) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			refused = lst_accept(l, ev);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			break;
+		default:
+			/* Gone: the QP flushes, so svc_run sees XPRT_DIED. */
+			if (c && ev->id != l->sl_id) {
+				pthread_mutex_lock(&c->sc_x.rx_lock);
+				if (!c->sc_x.rx_dead)
+					c->sc_x.rx_dead = -ECONNRESET;
+				pthread_mutex_unlock(&c->sc_x.rx_lock);
+				rdma_disconnect(ev->id);
+			}
+			break;
+		}
+		rdma_ack_cm_event(ev);
+		if (refused)
+			rdma_destroy_id(refused);
+	}
+	return FALSE;	/* a listener never carries a Call itself */
+}
+
+static enum xprt_stat lst_stat(SVCXPRT *xprt)
+{
+	(void)xprt;
+	return XPRT_IDLE;
+}
+
+static bool_t lst_never(SVCXPRT *xprt, xdrproc_t p, void *a)
+{
+	(void)xprt;
+	(void)p;
+	(void)a;
+	return FALSE;
+}
+
+static bool_t lst_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	(void)xprt;
+	(void)msg;
+	return FALSE;
+}
+
+static void lst_destroy(SVCXPRT *xprt)
+{
+	struct svc_rdma_listener *l = to_lst(xprt);
+
+	xprt_unregister(xprt);
+	while (l->sl_conns)
+		conn_destroy(&l->sl_conns->sc_xprt);
+	rdma_destroy_id(l->sl_id);
+	rdma_destroy_event_channel(l->sl_ch);
+	pthread_mutex_destroy(&l->sl_lock);
+	free(l);
+}
+
+static const struct xp_ops listener_ops = {
+	.xp_recv = lst_recv,
+	.xp_stat = lst_stat,
+	.xp_getargs = lst_never,
+	.xp_reply = lst_reply,
+	.xp_freeargs = lst_never,
+	.xp_destroy = lst_destroy,
+};
+
+static const struct xp_ops2 listener_ops2 = {
+	.xp_control = conn_control,
+};
+
+SVCXPRT *svc_rdma_create(const char *host, const char *port,
+			 const struct rpcrdma_options *opts)
+{
+	struct svc_rdma_listener *l = calloc(1, sizeof(*l));
+	int rc;
+
+	if (!l) {
+		rc = -ENOMEM;
+		goto out_err;
+	}
+	if (opts)
+		l->sl_opts = *opts;
+	else
+		rpcrdma_options_init(&l->sl_opts);
+	rpcrdma_options_sanitize(&l->sl_opts);
+	pthread_mutex_init(&l->sl_lock, NULL);
+	rc = rpcrdma_listen(&l->sl_ch, &l->sl_id, host, port,
+			    (int)l->sl_opts.ro_max_requests);
+	if (rc) {
+		pthread_mutex_destroy(&l->sl_lock);
+		free(l);
+		goto out_err;
+	}
+	l->sl_xprt.xp_fd = l->sl_ch->fd;
+	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
+	l->sl_xprt.xp_ops = &listener_ops;
+	l->sl_xprt.xp_ops2 = &listener_ops2;
+	l->sl_xprt.xp_netid = "rdma";
+	l->sl_xprt.xp_tp = "rdma";
+	l->sl_xprt.xp_p3 = &l->sl_ext;
+	xprt_register(&l->sl_xprt);
+	return &l->sl_xprt;
+
+out_err:
+	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+	rpc_createerr.cf_error.re_errno = -rc;
+	return NULL;
+}
+
+/* Counters of one connection, or of every connection a listener accepted. */
+int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
+{
+	struct svc_rdma_listener *l;
+	struct svc_rdma_conn *c;
+
+	if (!xprt || !stats)
+		return -1;
+	memset(stats, 0, sizeof(*stats));
+	if (xprt->xp_ops == &conn_ops) {
+		c = to_conn(xprt);
+		pthread_mutex_lock(&c->sc_x.rx_lock);
+		*stats = c->sc_x.rx_stats;
+		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		return 0;
+	}
+	if (xprt->xp_ops != &listener_ops)
+		return -1;
+	l = to_lst(xprt);
+	pthread_mutex_lock(&l->sl_lock);
+	*stats = l->sl_closed;
+	for (c = l->sl_conns; c; c = c->sc_next) {
+		pthread_mutex_lock(&c->sc_x.rx_lock);
+		stats_add(stats, &c->sc_x.rx_stats);
+		pthread_mutex_unlock(&c->sc_x.rx_lock);
+	}
+	pthread_mutex_unlock(&l->sl_lock);
+	return 0;
+}

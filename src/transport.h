@@ -1,0 +1,48 @@
+/*
+ * What the client and the server transports share: one connection's
+ * endpoint, its send-context ring, negotiated inline thresholds, counters,
+ * and the Send path (header + XDR buffer -> posted Send).
+ */
+#ifndef RPCRDMA_TRANSPORT_H
+#define RPCRDMA_TRANSPORT_H
+
+#include <pthread.h>
+#include <time.h>
+#include <rpcrdma/rpcrdma.h>
+#include "rpc_rdma.h"
+#include "sendctx.h"
+#include "verbs.h"
+#include "xdr_buf.h"
+
+#define RPCRDMA_WC_BATCH 16
+
+struct rpcrdma_xprt {
+	struct rpcrdma_ep rx_ep;
+	struct rpcrdma_options rx_opts;
+	pthread_mutex_t rx_lock;
+	pthread_cond_t rx_sendctx_cond;	/* a send context was released */
+	struct rpcrdma_sendctx_ring rx_ring;
+	uint32_t rx_send_max;		/* largest Send the peer accepts */
+	uint32_t rx_recv_max;		/* largest Send we accept */
+	struct rpcrdma_stats rx_stats;
+	int rx_dead;			/* negative errno once the QP is gone */
+};
+
+void rpcrdma_options_sanitize(struct rpcrdma_options *o);
+int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o);
+int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv);
+void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
+			    uint8_t len);
+ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len);
+void rpcrdma_xprt_fini(struct rpcrdma_xprt *x);
+
+int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
+		      const struct rpcrdma_xdr_buf *xb,
+		      const struct timespec *deadline);
+void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
+			    struct rpcrdma_sendctx *sc, int ok);
+int rpcrdma_xprt_repost(struct rpcrdma_xprt *x, struct rpcrdma_rep *rep);
+int rpcrdma_cond_init(pthread_cond_t *c);
+void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv);
+
+#endif /* RPCRDMA_TRANSPORT_H */

@@ -1,0 +1,410 @@
+/*
+ * Verbs plumbing: address resolution, QP/CQ/buffer setup with the inline
+ * grant read back, connect/accept with private data, posting and polling.
+ * Nothing here decides anything about RPC; it only does what it is told.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "verbs.h"
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Wait for the next CM event on a non-blocking channel and check it is the
+ * one expected.  The event's private data is copied out before the ack,
+ * because acking frees it.
+ */
+static int wait_cm_event(struct rdma_event_channel *ch,
+			 enum rdma_cm_event_type want, int timeout_ms,
+			 uint8_t *pdata, uint8_t *pdata_len)
+{
+	struct rdma_cm_event *ev;
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	enum rdma_cm_event_type got;
+	int status, rc;
+
+	for (;;) {
+		if (!rdma_get_cm_event(ch, &ev))
+			break;
+		if (errno != EAGAIN)
+			return -errno;
+		rc = poll(&pfd, 1, timeout_ms);
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+		if (rc == 0)
+			return -ETIMEDOUT;
+	}
+	got = ev->event;
+	status = ev->status;
+	if (got == want && pdata && pdata_len) {
+		uint8_t n = ev->param.conn.private_data_len;
+
+		if (!ev->param.conn.private_data)
+			n = 0;
+		memcpy(pdata, ev->param.conn.private_data, n);
+		*pdata_len = n;
+	}
+	rdma_ack_cm_event(ev);
+	if (got == want)
+		return 0;
+	switch (got) {
+	case RDMA_CM_EVENT_REJECTED:
+		return -ECONNREFUSED;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return -EHOSTUNREACH;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return status < 0 ? status : -ECONNABORTED;
+	default:
+		return -EPROTO;
+	}
+}
+
+int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
+		       const char *port, int timeout_ms)
+{
+	struct rdma_addrinfo hints, *res;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	if (rdma_getaddrinfo(host, port, &hints, &res))
+		return errno ? -errno : -EHOSTUNREACH;
+
+	ep->re_cm_ch = rdma_create_event_channel();
+	if (!ep->re_cm_ch) {
+		rc = -errno;
+		goto out_free_ai;
+	}
+	rc = set_nonblock(ep->re_cm_ch->fd);
+	if (rc)
+		goto out_free_ai;
+	if (rdma_create_id(ep->re_cm_ch, &ep->re_id, ep, RDMA_PS_TCP)) {
+		rc = -errno;
+		goto out_free_ai;
+	}
+	if (rdma_resolve_addr(ep->re_id, res->ai_src_addr, res->ai_dst_addr,
+			      timeout_ms)) {
+		rc = -errno;
+		goto out_free_ai;
+	}
+	rc = wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ADDR_RESOLVED,
+			   timeout_ms, NULL, NULL);
+	if (rc)
+		goto out_free_ai;
+	if (rdma_resolve_route(ep->re_id, timeout_ms)) {
+		rc = -errno;
+		goto out_free_ai;
+	}
+	rc = wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ROUTE_RESOLVED,
+			   timeout_ms, NULL, NULL);
+out_free_ai:
+	rdma_freeaddrinfo(res);
+	return rc;
+}
+
+/*
+ * Create the QP asking for ea_max_inline bytes of inline data.  Providers
+ * differ: rxe grants up to 512, siw refuses more than 80 with EINVAL, so on
+ * EINVAL step down through smaller sizes to none.  The caller reads the
+ * real grant from re_inline_granted.
+ */
+static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
+{
+	static const uint32_t steps[] = { 256, 128, 80, 64, 32, 0 };
+	struct ibv_qp_init_attr attr;
+	struct ibv_qp_attr qa;
+	uint32_t want = a->ea_max_inline;
+	size_t i = 0;
+
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		attr.send_cq = ep->re_cq;
+		attr.recv_cq = ep->re_cq;
+		attr.qp_type = IBV_QPT_RC;
+		attr.cap.max_send_wr = a->ea_nsend;
+		attr.cap.max_recv_wr = a->ea_nrecv;
+		attr.cap.max_send_sge = 1;
+		attr.cap.max_recv_sge = 1;
+		attr.cap.max_inline_data = want;
+		if (!rdma_create_qp(ep->re_id, ep->re_pd, &attr))
+			break;
+		if (errno != EINVAL || want == 0)
+			return -errno;
+		while (i < sizeof(steps) / sizeof(steps[0]) && steps[i] >= want)
+			i++;
+		want = i < sizeof(steps) / sizeof(steps[0]) ? steps[i] : 0;
+	}
+	memset(&qa, 0, sizeof(qa));
+	if (ibv_query_qp(ep->re_id->qp, &qa, IBV_QP_CAP, &attr))
+		return -errno;
+	ep->re_inline_granted = qa.cap.max_inline_data;
+	ep->re_max_send_sge = qa.cap.max_send_sge;
+	return 0;
+}
+
+static int alloc_region(struct rpcrdma_ep *ep, uint32_t n, uint32_t size,
+			uint8_t **mem, struct ibv_mr **mr)
+{
+	size_t len = (size_t)n * size;
+
+	if (posix_memalign((void **)mem, 4096, len ? len : 1))
+		return -ENOMEM;
+	memset(*mem, 0, len);
+	*mr = ibv_reg_mr(ep->re_pd, *mem, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!*mr) {
+		free(*mem);
+		*mem = NULL;
+		return errno ? -errno : -ENOMEM;
+	}
+	return 0;
+}
+
+int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
+{
+	uint32_t i;
+	int rc;
+
+	ep->re_pd = ibv_alloc_pd(ep->re_id->verbs);
+	if (!ep->re_pd)
+		return -ENOMEM;
+	ep->re_comp_ch = ibv_create_comp_channel(ep->re_id->verbs);
+	if (!ep->re_comp_ch)
+		return -errno;
+	rc = set_nonblock(ep->re_comp_ch->fd);
+	if (rc)
+		return rc;
+	ep->re_cq = ibv_create_cq(ep->re_id->verbs,
+				  (int)(a->ea_nsend + a->ea_nrecv), ep,
+				  ep->re_comp_ch, 0);
+	if (!ep->re_cq)
+		return -errno;
+	rc = create_qp(ep, a);
+	if (rc)
+		return rc;
+
+	ep->re_nrecv = a->ea_nrecv;
+	ep->re_recv_size = a->ea_recv_size;
+	rc = alloc_region(ep, a->ea_nrecv, a->ea_recv_size, &ep->re_recv_mem,
+			  &ep->re_recv_mr);
+	if (rc)
+		return rc;
+	ep->re_nsend = a->ea_nsend;
+	ep->re_send_size = a->ea_send_size;
+	rc = alloc_region(ep, a->ea_nsend, a->ea_send_size, &ep->re_send_mem,
+			  &ep->re_send_mr);
+	if (rc)
+		return rc;
+	ep->re_reps = calloc(a->ea_nrecv, sizeof(*ep->re_reps));
+	ep->re_sendctxs = calloc(a->ea_nsend, sizeof(*ep->re_sendctxs));
+	if (!ep->re_reps || !ep->re_sendctxs)
+		return -ENOMEM;
+	for (i = 0; i < a->ea_nrecv; i++) {
+		ep->re_reps[i].rr_cqe.cq_kind = RPCRDMA_CQE_RECV;
+		ep->re_reps[i].rr_buf = ep->re_recv_mem + (size_t)i * a->ea_recv_size;
+		ep->re_reps[i].rr_index = i;
+	}
+	for (i = 0; i < a->ea_nsend; i++) {
+		ep->re_sendctxs[i].sc_cqe.cq_kind = RPCRDMA_CQE_SEND;
+		ep->re_sendctxs[i].sc_buf = ep->re_send_mem + (size_t)i * a->ea_send_size;
+		ep->re_sendctxs[i].sc_index = i;
+	}
+	return rpcrdma_cq_arm(ep);
+}
+
+static void fill_conn_param(struct rdma_conn_param *p, const void *pdata,
+			    uint8_t len)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = pdata;
+	p->private_data_len = len;
+	/* The kernel's svcrdma refuses a connection with no RDMA Read
+	 * resources, even before chunks are used. */
+	p->responder_resources = 1;
+	p->initiator_depth = 1;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
+int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
+		       uint8_t pdata_len, int timeout_ms,
+		       uint8_t *peer_pdata, uint8_t *peer_len)
+{
+	struct rdma_conn_param p;
+
+	fill_conn_param(&p, pdata, pdata_len);
+	if (rdma_connect(ep->re_id, &p))
+		return -errno;
+	return wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ESTABLISHED,
+			     timeout_ms, peer_pdata, peer_len);
+}
+
+int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
+		      uint8_t pdata_len)
+{
+	struct rdma_conn_param p;
+
+	fill_conn_param(&p, pdata, pdata_len);
+	if (rdma_accept(ep->re_id, &p))
+		return -errno;
+	return 0;
+}
+
+void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep)
+{
+	if (ep->re_id)
+		rdma_disconnect(ep->re_id);
+}
+
+/* Undo rpcrdma_ep_setup/resolve in reverse; safe on a partial setup. */
+void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
+{
+	if (ep->re_id && ep->re_id->qp)
+		rdma_destroy_qp(ep->re_id);
+	if (ep->re_recv_mr)
+		ibv_dereg_mr(ep->re_recv_mr);
+	if (ep->re_send_mr)
+		ibv_dereg_mr(ep->re_send_mr);
+	free(ep->re_recv_mem);
+	free(ep->re_send_mem);
+	free(ep->re_reps);
+	free(ep->re_sendctxs);
+	if (ep->re_cq)
+		ibv_destroy_cq(ep->re_cq);
+	if (ep->re_comp_ch)
+		ibv_destroy_comp_channel(ep->re_comp_ch);
+	if (ep->re_pd)
+		ibv_dealloc_pd(ep->re_pd);
+	if (ep->re_id)
+		rdma_destroy_id(ep->re_id);
+	if (ep->re_cm_ch && !ep->re_cm_shared)
+		rdma_destroy_event_channel(ep->re_cm_ch);
+	memset(ep, 0, sizeof(*ep));
+}
+
+int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rep->rr_buf,
+		.length = ep->re_recv_size,
+		.lkey = ep->re_recv_mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = (uintptr_t)&rep->rr_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad;
+
+	return -ibv_post_recv(ep->re_id->qp, &wr, &bad);
+}
+
+int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
+			     struct rpcrdma_sendctx *sc, uint32_t len,
+			     int signaled)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)sc->sc_buf,
+		.length = len,
+		.lkey = ep->re_send_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = (uintptr_t)&sc->sc_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+	}, *bad;
+
+	return -ibv_post_send(ep->re_id->qp, &wr, &bad);
+}
+
+int rpcrdma_cq_arm(struct rpcrdma_ep *ep)
+{
+	return -ibv_req_notify_cq(ep->re_cq, 0);
+}
+
+/* Consume one completion event; -EAGAIN when none is pending. */
+int rpcrdma_cq_ack_event(struct rpcrdma_ep *ep)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (ibv_get_cq_event(ep->re_comp_ch, &cq, &ctx))
+		return errno == EAGAIN ? -EAGAIN : -errno;
+	ibv_ack_cq_events(cq, 1);
+	return 0;
+}
+
+int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
+{
+	struct ibv_wc wc[16];
+	int got, i;
+
+	if (n > 16)
+		n = 16;
+	got = ibv_poll_cq(ep->re_cq, n, wc);
+	if (got < 0)
+		return -EIO;
+	for (i = 0; i < got; i++) {
+		wcs[i].wc_ctx = (struct rpcrdma_cqe *)(uintptr_t)wc[i].wr_id;
+		wcs[i].wc_ok = wc[i].status == IBV_WC_SUCCESS;
+		wcs[i].wc_flushed = wc[i].status == IBV_WC_WR_FLUSH_ERR;
+		wcs[i].wc_status = ibv_wc_status_str(wc[i].status);
+		wcs[i].wc_byte_len = wc[i].byte_len;
+	}
+	return got;
+}
+
+int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
+		   const char *host, const char *port, int backlog)
+{
+	struct rdma_addrinfo hints, *res;
+	int rc = 0;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_flags = RAI_PASSIVE;
+	if (rdma_getaddrinfo(host, port, &hints, &res))
+		return errno ? -errno : -EADDRNOTAVAIL;
+	*chp = rdma_create_event_channel();
+	if (!*chp) {
+		rc = -errno;
+		goto out_free_ai;
+	}
+	rc = set_nonblock((*chp)->fd);
+	if (rc)
+		goto out_destroy_ch;
+	if (rdma_create_id(*chp, idp, NULL, RDMA_PS_TCP)) {
+		rc = -errno;
+		goto out_destroy_ch;
+	}
+	if (rdma_bind_addr(*idp, res->ai_src_addr) || rdma_listen(*idp, backlog)) {
+		rc = -errno;
+		goto out_destroy_id;
+	}
+	rdma_freeaddrinfo(res);
+	return 0;
+
+out_destroy_id:
+	rdma_destroy_id(*idp);
+	*idp = NULL;
+out_destroy_ch:
+	rdma_destroy_event_channel(*chp);
+	*chp = NULL;
+out_free_ai:
+	rdma_freeaddrinfo(res);
+	return rc;
+}

@@ -1,0 +1,100 @@
+/*
+ * The thin verbs layer: every libibverbs/librdmacm call of the transports
+ * lives in verbs.c.  Above it, the transports see plain data: buffers,
+ * completions recovered to their typed contexts, and negative errnos.
+ */
+#ifndef RPCRDMA_VERBS_H
+#define RPCRDMA_VERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <rdma/rdma_cma.h>
+
+#define rpcrdma_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* What a completion's wr_id points at; recovered with container_of. */
+enum rpcrdma_cqe_kind {
+	RPCRDMA_CQE_SEND,	/* a struct rpcrdma_sendctx */
+	RPCRDMA_CQE_RECV,	/* a struct rpcrdma_rep */
+};
+
+struct rpcrdma_cqe {
+	enum rpcrdma_cqe_kind cq_kind;
+};
+
+/* One registered receive buffer and the message it holds. */
+struct rpcrdma_rep {
+	struct rpcrdma_cqe rr_cqe;
+	uint8_t *rr_buf;
+	uint32_t rr_len;	/* bytes received */
+	uint32_t rr_index;
+};
+
+/* One registered send buffer (pull-up target) and its ring slot. */
+struct rpcrdma_sendctx {
+	struct rpcrdma_cqe sc_cqe;
+	uint8_t *sc_buf;
+	uint32_t sc_index;
+};
+
+/* A connected (or connecting) endpoint: id, QP, one CQ, buffers. */
+struct rpcrdma_ep {
+	struct rdma_event_channel *re_cm_ch;	/* owned unless re_cm_shared */
+	int re_cm_shared;
+	struct rdma_cm_id *re_id;
+	struct ibv_pd *re_pd;
+	struct ibv_comp_channel *re_comp_ch;
+	struct ibv_cq *re_cq;
+	uint32_t re_inline_granted;
+	uint32_t re_max_send_sge;
+
+	uint32_t re_nrecv, re_recv_size;
+	uint8_t *re_recv_mem;
+	struct ibv_mr *re_recv_mr;
+	struct rpcrdma_rep *re_reps;
+
+	uint32_t re_nsend, re_send_size;
+	uint8_t *re_send_mem;
+	struct ibv_mr *re_send_mr;
+	struct rpcrdma_sendctx *re_sendctxs;
+};
+
+/* A completion, as plain data for the logic above. */
+struct rpcrdma_wc {
+	struct rpcrdma_cqe *wc_ctx;
+	int wc_ok;		/* IBV_WC_SUCCESS */
+	int wc_flushed;		/* flushed: the QP is going down */
+	const char *wc_status;	/* for messages */
+	uint32_t wc_byte_len;
+};
+
+struct rpcrdma_ep_attr {
+	uint32_t ea_nrecv, ea_recv_size;
+	uint32_t ea_nsend, ea_send_size;
+	uint32_t ea_max_inline;		/* asked; the grant may be less */
+};
+
+int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
+		       const char *port, int timeout_ms);
+int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);
+int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
+		       uint8_t pdata_len, int timeout_ms,
+		       uint8_t *peer_pdata, uint8_t *peer_len);
+int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
+		      uint8_t pdata_len);
+void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep);
+void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
+
+int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep);
+int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
+			     struct rpcrdma_sendctx *sc, uint32_t len,
+			     int signaled);
+int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
+int rpcrdma_cq_ack_event(struct rpcrdma_ep *ep);
+int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);
+
+int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
+		   const char *host, const char *port, int backlog);
+
+#endif /* RPCRDMA_VERBS_H */
