@@ -105,6 +105,8 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	int rc;
 
 	rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
+	RPCRDMA_DBG("client: Reply of %u bytes: decode %d xid %#x proc %u",
+		    rep->rr_len, rc, h.rh_xid, h.rh_proc);
 	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
 	     find_req(cr, h.rh_xid) : NULL;
 	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq &&
@@ -372,6 +374,8 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	}
 	/* Chunks are not carried yet: a Call larger than inline fails here. */
 	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb, &deadline);
+	RPCRDMA_DBG("client: Call xid %#x, %zu bytes: %d", rq->rq_xid,
+		    rpcrdma_xdrbuf_len(&xb), rc);
 	if (rc) {
 		st = set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
 		goto out_release;
@@ -515,11 +519,15 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 	uint32_t i;
 	int rc;
 
-	rc = rpcrdma_ep_resolve(&x->rx_ep, host, port, tmo);
+	rc = rpcrdma_ep_resolve(&x->rx_ep, host, port, x->rx_opts.ro_source, tmo);
+	RPCRDMA_DBG("client: resolve %s:%s from %s: %d", host, port,
+		    x->rx_opts.ro_source ? x->rx_opts.ro_source : "any", rc);
 	if (rc)
 		return rc;
 	/* One receive per credit, plus one for a stray or error Reply. */
 	rc = rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests + 1);
+	RPCRDMA_DBG("client: endpoint setup: %d, inline granted %u", rc,
+		    x->rx_ep.re_inline_granted);
 	if (rc)
 		return rc;
 	for (i = 0; i < x->rx_ep.re_nrecv; i++) {
@@ -586,6 +594,8 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		goto out_free_nomem;
 
 	rc = cr_connect(cr, host, port);
+	RPCRDMA_DBG("client: connect %s:%s: %d, inline granted %u", host, port,
+		    rc, cr->cr_x.rx_ep.re_inline_granted);
 	if (rc) {
 		rpc_createerr.cf_stat = rc == -EHOSTUNREACH || rc == -ENODEV ||
 					rc == -EADDRNOTAVAIL ?

@@ -23,6 +23,7 @@ struct svc_rdma_conn {
 	struct rpcrdma_rep **sc_queue;	/* Calls received, not yet served */
 	uint32_t sc_qhead, sc_qlen;
 	struct rpcrdma_rep *sc_cur;	/* the Call being served */
+	uint32_t sc_xid;		/* its xid: svc_sendreply() leaves it 0 */
 	XDR sc_args;			/* decoder over sc_cur's RPC message */
 	char *sc_scratch;		/* Reply head/tail storage */
 };
@@ -180,6 +181,8 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	}
 	if (!c->sc_qlen)
 		conn_reap(c);
+	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->sc_qlen,
+		    c->sc_x.rx_dead);
 	while (c->sc_qlen) {
 		struct rpcrdma_rep *rep = c->sc_queue[c->sc_qhead];
 		long off;
@@ -202,6 +205,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			continue;
 		}
 		c->sc_cur = rep;
+		c->sc_xid = msg->rm_xid;
 		pthread_mutex_lock(&c->sc_x.rx_lock);
 		c->sc_x.rx_stats.rs_calls++;
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
@@ -275,6 +279,7 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	ssize_t n;
 	int rc;
 
+	msg->rm_xid = c->sc_xid;
 	memset(&h, 0, sizeof(h));
 	h.rh_xid = msg->rm_xid;
 	/* We grant exactly the receives we keep posted. */
@@ -296,6 +301,7 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		conn_repost(c, c->sc_cur);
 		c->sc_cur = NULL;
 	}
+	RPCRDMA_DBG("conn %p: Reply xid %#x: %d", (void *)c, msg->rm_xid, rc);
 	return rc == 0;
 }
 
@@ -404,6 +410,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	return NULL;
 
 out_free:
+	RPCRDMA_DBG("accept failed: %s", strerror(errno));
 	if (ev->id->qp)
 		rdma_destroy_qp(ev->id);
 	x->rx_ep.re_id = NULL;
@@ -424,6 +431,8 @@ static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		struct svc_rdma_conn *c = ev->id->context;
 		struct rdma_cm_id *refused = NULL;
 
+		RPCRDMA_DBG("listener: %s status %d", rdma_event_str(ev->event),
+			    ev->status);
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			refused = lst_accept(l, ev);

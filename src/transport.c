@@ -5,8 +5,30 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "transport.h"
+
+int rpcrdma_debug;
+
+__attribute__((constructor)) static void rpcrdma_debug_init(void)
+{
+	rpcrdma_debug = getenv("RPCRDMA_DEBUG") != NULL;
+}
+
+void rpcrdma_dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "rpcrdma[%d]: ", (int)getpid());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 void rpcrdma_options_init(struct rpcrdma_options *o)
 {

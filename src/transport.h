@@ -43,6 +43,11 @@ void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
 			    struct rpcrdma_sendctx *sc, int ok);
 int rpcrdma_xprt_repost(struct rpcrdma_xprt *x, struct rpcrdma_rep *rep);
 int rpcrdma_cond_init(pthread_cond_t *c);
+
+/* Transport tracing to stderr when RPCRDMA_DEBUG is set in the environment. */
+extern int rpcrdma_debug;
+void rpcrdma_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define RPCRDMA_DBG(...) do { if (rpcrdma_debug) rpcrdma_dbg(__VA_ARGS__); } while (0)
 void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv);
 
 #endif /* RPCRDMA_TRANSPORT_H */

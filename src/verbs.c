@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "verbs.h"
 
@@ -73,15 +74,63 @@ static int wait_cm_event(struct rdma_event_channel *ch,
 	}
 }
 
-int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
-		       const char *port, int timeout_ms)
+/* One attempt at address and route resolution on a fresh id. */
+static int resolve_once(struct rpcrdma_ep *ep, const struct rdma_addrinfo *ai,
+			int timeout_ms)
 {
-	struct rdma_addrinfo hints, *res;
+	int rc;
+
+	if (rdma_create_id(ep->re_cm_ch, &ep->re_id, ep, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_resolve_addr(ep->re_id, ai->ai_src_addr, ai->ai_dst_addr,
+			      timeout_ms))
+		return -errno;
+	rc = wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ADDR_RESOLVED,
+			   timeout_ms + 500, NULL, NULL);
+	if (rc)
+		return rc;
+	if (rdma_resolve_route(ep->re_id, timeout_ms))
+		return -errno;
+	return wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ROUTE_RESOLVED,
+			     timeout_ms + 500, NULL, NULL);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * Resolve host:port (and the optional local source address) to a route.
+ * Binding the source matters where one machine holds several devices:
+ * the address a connection comes from decides which device carries it.
+ * A resolution can stall while the neighbour entry is refreshed (seen on
+ * rxe), so it is retried with short attempts until the timeout.
+ */
+int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
+		       const char *port, const char *source, int timeout_ms)
+{
+	struct rdma_addrinfo hints, *res, *src = NULL;
+	long deadline = now_ms() + timeout_ms, left;
 	int rc;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_port_space = RDMA_PS_TCP;
-	if (rdma_getaddrinfo(host, port, &hints, &res))
+	if (source) {
+		hints.ai_flags = RAI_PASSIVE;
+		if (rdma_getaddrinfo(source, NULL, &hints, &src))
+			return errno ? -errno : -EADDRNOTAVAIL;
+		hints.ai_flags = 0;
+		hints.ai_src_addr = src->ai_src_addr;
+		hints.ai_src_len = src->ai_src_len;
+	}
+	rc = rdma_getaddrinfo(host, port, &hints, &res);
+	if (src)
+		rdma_freeaddrinfo(src);
+	if (rc)
 		return errno ? -errno : -EHOSTUNREACH;
 
 	ep->re_cm_ch = rdma_create_event_channel();
@@ -92,25 +141,15 @@ int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 	rc = set_nonblock(ep->re_cm_ch->fd);
 	if (rc)
 		goto out_free_ai;
-	if (rdma_create_id(ep->re_cm_ch, &ep->re_id, ep, RDMA_PS_TCP)) {
-		rc = -errno;
-		goto out_free_ai;
+	for (;;) {
+		left = deadline - now_ms();
+		rc = resolve_once(ep, res, left < 1000 ? (int)(left > 1 ? left : 1) : 1000);
+		if (!rc || (rc != -ETIMEDOUT && rc != -EHOSTUNREACH) ||
+		    now_ms() >= deadline)
+			break;
+		rdma_destroy_id(ep->re_id);
+		ep->re_id = NULL;
 	}
-	if (rdma_resolve_addr(ep->re_id, res->ai_src_addr, res->ai_dst_addr,
-			      timeout_ms)) {
-		rc = -errno;
-		goto out_free_ai;
-	}
-	rc = wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ADDR_RESOLVED,
-			   timeout_ms, NULL, NULL);
-	if (rc)
-		goto out_free_ai;
-	if (rdma_resolve_route(ep->re_id, timeout_ms)) {
-		rc = -errno;
-		goto out_free_ai;
-	}
-	rc = wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ROUTE_RESOLVED,
-			   timeout_ms, NULL, NULL);
 out_free_ai:
 	rdma_freeaddrinfo(res);
 	return rc;

@@ -30,6 +30,7 @@ struct rpcrdma_options {
 	uint32_t ro_page_threshold;	/* opaques this long are referenced, not copied */
 	uint32_t ro_connect_timeout_ms;	/* address/route resolution and connect */
 	uint32_t ro_max_inline_data;	/* IBV_SEND_INLINE size asked at QP creation */
+	const char *ro_source;		/* client: local address to connect from */
 	uint32_t ro_reserved[8];	/* zero; room to grow without an ABI break */
 };
 

@@ -48,6 +48,6 @@ pair bedproof \
 
 pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/echo_client -a $srv"
+	"$b/tests/rdma/echo_client -a $srv -b $cli"
 
 exit $failed

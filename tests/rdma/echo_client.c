@@ -91,6 +91,7 @@ static struct rpcrdma_stats stats(CLIENT *cl)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL;
+	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
 	struct rpcrdma_stats s;
@@ -100,8 +101,10 @@ int main(int argc, char **argv)
 	char *buf;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:p:m:t:n:")) != -1) {
+	rpcrdma_options_init(&o);
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:")) != -1) {
 		switch (c) {
+		case 'b': o.ro_source = optarg; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'm': max = (unsigned)atoi(optarg); break;
@@ -113,13 +116,13 @@ int main(int argc, char **argv)
 	if (!addr || !port)
 		die("usage: echo_client -a ADDR -p PORT [-m MAXLEN] [-t THREADS] [-n CALLS]");
 
-	cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, NULL);
+	cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o);
 	if (!cl) {
 		clnt_pcreateerror("clnt_rdma_create");
 		die("cannot create the client");
 	}
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
-		die("NULL call failed");
+		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and
