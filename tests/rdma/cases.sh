@@ -46,8 +46,49 @@ pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
 	"$b/tests/rdma/bedproof client -v -a $srv -b $cli"
 
+# killmid NAME: the server is killed (SIGKILL) while a call is in flight.
+killmid() {
+	name=$1; port=$((port + 1))
+	ready=$work/$name.ready flag=$work/$name.calling
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	i=0
+	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -a "$srv" \
+		-b "$cli" -p $port -k "$flag" >"$work/$name.client" 2>&1 &
+	cpid=$!
+	i=0
+	while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	# Let the Call reach the server, then kill it without warning.
+	sleep 0.5
+	pkill -KILL -f "echo_server -a $srv -p $port " 
+	wait $spid
+	wait $cpid
+	crc=$?
+	if [ $crc -eq 0 ]; then
+		echo "ok - $kind: $name"
+	else
+		echo "not ok - $kind: $name (client exit $crc)"
+		sed "s/^/# client: /" "$work/$name.client"
+		failed=1
+	fi
+}
+
 pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli"
+
+killmid server-killed-mid-call
+
+[ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; }
+
+pair bad-headers \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/badpeer -a $srv -b $cli"
 
 exit $failed

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
@@ -88,9 +89,57 @@ static struct rpcrdma_stats stats(CLIENT *cl)
 	return s;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The server is killed while a call is in flight (the harness kills it
+ * once `flag` exists): the call must fail within its timeout, later calls
+ * must fail at once, and destroying the CLIENT must be clean.
+ */
+static int killed_server(CLIENT *cl, const char *flag)
+{
+	struct timeval tmo = { 20, 0 };
+	enum clnt_stat st;
+	u_int ms = 60000;
+	double t0, dt;
+	FILE *f;
+
+	if (!clnt_control(cl, CLSET_TIMEOUT, (char *)&tmo))
+		die("CLSET_TIMEOUT refused");
+	f = fopen(flag, "w");
+	if (!f || fclose(f))
+		die("cannot create %s", flag);
+	t0 = now();
+	st = echo_sleep_1(&ms, NULL, cl);
+	dt = now() - t0;
+	printf("client: in-flight call ended after %.2f s: %s\n", dt,
+	       clnt_sperror(cl, "ECHO_SLEEP"));
+	if (st == RPC_SUCCESS)
+		die("the call succeeded although the server was killed");
+	if (dt > 21.0)
+		die("the call outlived its 20 s timeout (%.2f s)", dt);
+	t0 = now();
+	st = echo_null_1(NULL, NULL, cl);
+	dt = now() - t0;
+	printf("client: next call: %s after %.2f s\n", clnt_sperrno(st), dt);
+	if (st == RPC_SUCCESS)
+		die("a call on the dead connection succeeded");
+	if (dt > 2.0)
+		die("a call on the dead connection took %.2f s to fail", dt);
+	clnt_destroy(cl);
+	printf("client: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *addr = NULL, *port = NULL;
+	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
@@ -102,9 +151,10 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:")) != -1) {
 		switch (c) {
 		case 'b': o.ro_source = optarg; break;
+		case 'k': kill_flag = optarg; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'm': max = (unsigned)atoi(optarg); break;
@@ -123,6 +173,8 @@ int main(int argc, char **argv)
 	}
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));
+	if (kill_flag)
+		return killed_server(cl, kill_flag);
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and

@@ -54,6 +54,13 @@ bool_t echo_shutdown_1_svc(void *argp, void *result, struct svc_req *rq)
 	return TRUE;
 }
 
+bool_t echo_sleep_1_svc(u_int *ms, void *result, struct svc_req *rq)
+{
+	(void)result; (void)rq;
+	usleep(*ms * 1000u);
+	return TRUE;
+}
+
 int echo_prog_1_freeresult(SVCXPRT *transp, xdrproc_t xres, caddr_t result)
 {
 	(void)transp;

@@ -1,0 +1,636 @@
+/*
+ * A hostile RPC-over-RDMA client: raw librdmacm/verbs, no librpcrdma.  It
+ * connects to echo_server like a real client (RFC 8797 private data), then
+ * sends one malformed transport header after another and checks, byte for
+ * byte, the RDMA_ERROR RFC 8166 section 4.5 calls for, or the server's
+ * silence.  After each one a well-formed RPC NULL Call must still be
+ * answered, so the connection is proven to keep serving.  Ends with an
+ * ECHO_SHUTDOWN Call; exits 0 only if every check passed.
+ *
+ * Good headers come from the library's codec (src/rpc_rdma.c, compiled in);
+ * bad ones and every expected answer are written here as big-endian words.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+#include "rpc_rdma.h"
+
+enum {
+	BAD_NRECV = 8,		/* receives kept posted */
+	BAD_BUF = 4096,		/* each, as we offer in the private data */
+	BAD_CREDITS = 4,	/* what our Calls ask for */
+	BAD_WAIT_MS = 10000,	/* bounded wait for every completion */
+	BAD_SRV_CREDITS = 32,	/* echo_server's grant (its default) */
+};
+
+#define ECHO_PROG	0x20049001u
+#define ECHO_VERS	1u
+#define ECHO_NULL	0u
+#define ECHO_SHUTDOWN	4u
+
+static struct rdma_cm_id *bad_id;
+static uint8_t *bad_rbuf, *bad_sbuf, *bad_chunk;
+static struct ibv_mr *bad_rmr, *bad_smr, *bad_cmr;
+static uint32_t bad_xid = 0x62640000;	/* "bd" */
+static int bad_failed, bad_checks;
+static const char *bad_wrong;		/* BADPEER_WRONG: test of the test */
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("FATAL: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* ---- building messages: big-endian words -------------------------------- */
+
+struct msg {
+	uint8_t m_buf[BAD_BUF];
+	size_t m_len;
+};
+
+static void put32(struct msg *m, uint32_t v)
+{
+	uint32_t be = htonl(v);
+
+	if (m->m_len + 4 > sizeof(m->m_buf))
+		die("message overflow");
+	memcpy(m->m_buf + m->m_len, &be, 4);
+	m->m_len += 4;
+}
+
+static void put_words(struct msg *m, int n, ...)
+{
+	va_list ap;
+
+	va_start(ap, n);
+	while (n--)
+		put32(m, va_arg(ap, uint32_t));
+	va_end(ap);
+}
+
+/* An RPC Call of program ECHO, AUTH_NONE, no arguments (RFC 5531). */
+static void put_call(struct msg *m, uint32_t xid, uint32_t proc)
+{
+	put_words(m, 10, xid, 0u /* CALL */, 2u, ECHO_PROG, ECHO_VERS, proc,
+	     0u, 0u /* cred AUTH_NONE */, 0u, 0u /* verf AUTH_NONE */);
+}
+
+/* A good RDMA_MSG header from the codec under test, at the start of m. */
+static void put_good_hdr(struct msg *m, struct rpcrdma_hdr *h)
+{
+	ssize_t n = rpcrdma_hdr_encode(m->m_buf + m->m_len,
+				       sizeof(m->m_buf) - m->m_len, h);
+
+	if (n < 0)
+		die("rpcrdma_hdr_encode: %zd", n);
+	m->m_len += (size_t)n;
+}
+
+static void good_call(struct msg *m, uint32_t xid, uint32_t proc)
+{
+	struct rpcrdma_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = xid;
+	h.rh_credits = BAD_CREDITS;
+	h.rh_proc = RPCRDMA_MSG;
+	m->m_len = 0;
+	put_good_hdr(m, &h);
+	put_call(m, xid, proc);
+}
+
+/* ---- verbs: bounded waits --------------------------------------------- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1: a completion in *wc; 0: none before the deadline. */
+static int poll_cq(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	int64_t deadline = now_ms() + ms;
+	struct timespec nap = { 0, 1000000 };
+
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			die("ibv_poll_cq: %d", n);
+		if (n == 1)
+			return 1;
+		if (now_ms() >= deadline)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void post_recv(uint64_t slot)
+{
+	if (rdma_post_recv(bad_id, (void *)(uintptr_t)slot,
+			   bad_rbuf + slot * BAD_BUF, BAD_BUF, bad_rmr))
+		die("rdma_post_recv: %s", strerror(errno));
+}
+
+static void send_msg(const struct msg *m)
+{
+	struct ibv_wc wc;
+
+	memcpy(bad_sbuf, m->m_buf, m->m_len);
+	if (rdma_post_send(bad_id, NULL, bad_sbuf, m->m_len, bad_smr, 0))
+		die("rdma_post_send: %s", strerror(errno));
+	if (!poll_cq(bad_id->send_cq, &wc, BAD_WAIT_MS))
+		die("no send completion within %d ms", BAD_WAIT_MS);
+	if (wc.status != IBV_WC_SUCCESS)
+		die("send completion: %s", ibv_wc_status_str(wc.status));
+}
+
+/* The next received message into *m; 0 if nothing came in time. */
+static int recv_msg(struct msg *m)
+{
+	struct ibv_wc wc;
+	uint64_t slot;
+
+	if (!poll_cq(bad_id->recv_cq, &wc, BAD_WAIT_MS))
+		return 0;
+	if (wc.status != IBV_WC_SUCCESS)
+		die("receive completion: %s (the connection is gone)",
+		    ibv_wc_status_str(wc.status));
+	slot = wc.wr_id;
+	if (slot >= BAD_NRECV || wc.byte_len > BAD_BUF)
+		die("receive completion: slot %llu, %u bytes",
+		    (unsigned long long)slot, wc.byte_len);
+	m->m_len = wc.byte_len;
+	memcpy(m->m_buf, bad_rbuf + slot * BAD_BUF, wc.byte_len);
+	post_recv(slot);
+	return 1;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static void hexdump(const char *label, const struct msg *m)
+{
+	size_t i;
+
+	printf("#   %s (%zu bytes):", label, m->m_len);
+	for (i = 0; i < m->m_len && i < 32; i++)
+		printf("%s%02x", i % 4 ? "" : " ", m->m_buf[i]);
+	printf("%s\n", m->m_len > 32 ? " ..." : "");
+}
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	bad_checks++;
+	if (!ok)
+		bad_failed++;
+	printf("%s - ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static uint32_t xid_of(const struct msg *m)
+{
+	uint32_t be = 0;
+
+	if (m->m_len >= 4)
+		memcpy(&be, m->m_buf, 4);
+	return ntohl(be);
+}
+
+/*
+ * Receive one message and compare it with want, every byte.  A message
+ * with another xid (an answer to something that should have been dropped)
+ * fails the check and is skipped, so later checks stay in step.  Nothing
+ * at all within the wait ends the run: the server has stopped serving.
+ */
+static void expect(const char *what, const struct msg *want)
+{
+	struct msg got;
+	int ok, extra;
+
+	for (extra = 0;; extra++) {
+		if (!recv_msg(&got)) {
+			result(0, "%s: nothing received within %d ms", what,
+			       BAD_WAIT_MS);
+			hexdump("expected", want);
+			die("the server stopped answering");
+		}
+		if (xid_of(&got) == xid_of(want) || extra == 2)
+			break;
+		result(0, "%s: first an unexpected message", what);
+		hexdump("expected", want);
+		hexdump("received", &got);
+	}
+	ok = got.m_len == want->m_len &&
+	     !memcmp(got.m_buf, want->m_buf, want->m_len);
+	result(ok, "%s", what);
+	if (!ok) {
+		hexdump("expected", want);
+		hexdump("received", &got);
+	}
+}
+
+/* The RDMA_MSG Reply to a NULL-like Call: no results, MSG_ACCEPTED/SUCCESS. */
+static void want_void_reply(struct msg *m, uint32_t xid)
+{
+	m->m_len = 0;
+	put_words(m, 7, xid, 1u, (uint32_t)BAD_SRV_CREDITS, (uint32_t)RPCRDMA_MSG,
+	     0u, 0u, 0u);
+	put_words(m, 6, xid, 1u /* REPLY */, 0u /* MSG_ACCEPTED */,
+	     0u, 0u /* verf AUTH_NONE */, 0u /* SUCCESS */);
+}
+
+static void want_error(struct msg *m, uint32_t xid, uint32_t err)
+{
+	m->m_len = 0;
+	put_words(m, 5, xid, 1u, (uint32_t)BAD_SRV_CREDITS, (uint32_t)RPCRDMA_ERROR,
+	     err);
+	if (err == RPCRDMA_ERR_VERS)
+		put_words(m, 2, 1u, 1u);
+	if (bad_wrong && !strcmp(bad_wrong, "vers") && err == RPCRDMA_ERR_VERS)
+		m->m_buf[m->m_len - 1] = 2;	/* claim high version 2 */
+}
+
+/* A good NULL Call must still be served after what came before. */
+static void still_serving(const char *after)
+{
+	struct msg call, want;
+	uint32_t xid = ++bad_xid;
+	char what[160];
+
+	good_call(&call, xid, ECHO_NULL);
+	send_msg(&call);
+	want_void_reply(&want, xid);
+	snprintf(what, sizeof(what), "NULL call answered after %s", after);
+	expect(what, &want);
+}
+
+/*
+ * Send one bad message.  err 0: it must be dropped silently, so the next
+ * message received must be the Reply to the NULL Call that follows it.
+ */
+static void bad(const char *name, const struct msg *m, uint32_t xid,
+		uint32_t err)
+{
+	struct msg want;
+	char what[160];
+
+	if (bad_wrong && !strcmp(bad_wrong, "silence") &&
+	    err == RPCRDMA_ERR_VERS)
+		err = 0;	/* pretend it should be dropped */
+	send_msg(m);
+	if (err) {
+		want_error(&want, xid, err);
+		snprintf(what, sizeof(what), "%s: %s", name,
+			 err == RPCRDMA_ERR_VERS ? "ERR_VERS 1..1" : "ERR_CHUNK");
+		expect(what, &want);
+	} else {
+		printf("# %s: sent, must be dropped without an answer\n", name);
+	}
+	still_serving(name);
+}
+
+/* ---- the malformed forms ------------------------------------------------ */
+
+static void run_cases(void)
+{
+	struct rpcrdma_hdr h;
+	struct msg m;
+	uint32_t x;
+
+	/* 1. rdma_vers 2 (section 4.5.1), carrying an otherwise fine Call. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 7, x, 2u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG, 0u, 0u, 0u);
+	put_call(&m, x, ECHO_NULL);
+	bad("rdma_vers 2", &m, x, RPCRDMA_ERR_VERS);
+
+	/* 1b. rdma_vers 0, and a huge one: still ERR_VERS, not ERR_CHUNK. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 7, x, 0u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG, 0u, 0u, 0u);
+	bad("rdma_vers 0", &m, x, RPCRDMA_ERR_VERS);
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 4, x, 0xffffffffu, (uint32_t)BAD_CREDITS, 0xffffffffu);
+	bad("rdma_vers 0xffffffff, 16-byte header", &m, x, RPCRDMA_ERR_VERS);
+
+	/* 2. Unknown rdma_proc (section 4.5.2). */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 7, x, 1u, (uint32_t)BAD_CREDITS, 7u, 0u, 0u, 0u);
+	put_call(&m, x, ECHO_NULL);
+	bad("rdma_proc 7", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/* 3. The deprecated RDMA_MSGP (with align/thresh) and RDMA_DONE. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 9, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSGP,
+	     0u, 0u, 0u, 8u /* rdma_align */, 1024u /* rdma_thresh */);
+	put_call(&m, x, ECHO_NULL);
+	bad("RDMA_MSGP", &m, x, RPCRDMA_ERR_CHUNK);
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 4, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_DONE);
+	bad("RDMA_DONE", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/* 4. A read-list discriminator that is neither 0 nor 1. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 7, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG, 5u, 0u, 0u);
+	put_call(&m, x, ECHO_NULL);
+	bad("read list discriminator 5", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/* 5. A write chunk claiming 0xffffffff segments, carrying one. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 6, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG,
+	     0u /* no reads */, 1u /* a write chunk */);
+	put_words(&m, 5, 0xffffffffu, 0x1234u, 64u, 0u, 0x1000u);
+	put_words(&m, 2, 0u /* end of write list */, 0u /* no reply chunk */);
+	put_call(&m, x, ECHO_NULL);
+	bad("write chunk of 0xffffffff segments", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/* 5b. A reply chunk of zero segments. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 8, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG,
+	     0u, 0u, 1u /* reply chunk */, 0u /* of no segments */);
+	put_call(&m, x, ECHO_NULL);
+	bad("reply chunk of 0 segments", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/*
+	 * 6. A read list (position 0, one segment) whose segment is real:
+	 * a NULL Call the server could RDMA Read.  Chunks are not supported
+	 * yet, so ERR_CHUNK.  Then the forms RFC 8166 actually uses: a
+	 * Position-Zero Read chunk under RDMA_NOMSG (a Long Call), and a
+	 * data-item read chunk at a nonzero position under RDMA_MSG.
+	 */
+	{
+		struct msg body;
+
+		x = ++bad_xid;
+		body.m_len = 0;
+		put_call(&body, x, ECHO_NULL);
+		memcpy(bad_chunk, body.m_buf, body.m_len);
+		memset(&h, 0, sizeof(h));
+		h.rh_xid = x;
+		h.rh_credits = BAD_CREDITS;
+		h.rh_proc = RPCRDMA_MSG;
+		h.rh_nreads = 1;
+		h.rh_reads[0].rr_position = 0;
+		h.rh_reads[0].rr_seg.rs_handle = bad_cmr->rkey;
+		h.rh_reads[0].rr_seg.rs_length = (uint32_t)body.m_len;
+		h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)bad_chunk;
+		m.m_len = 0;
+		put_good_hdr(&m, &h);
+		put_call(&m, x, ECHO_NULL);
+		bad("RDMA_MSG with a position-zero read chunk", &m, x,
+		    RPCRDMA_ERR_CHUNK);
+
+		x = ++bad_xid;
+		body.m_len = 0;
+		put_call(&body, x, ECHO_NULL);
+		memcpy(bad_chunk, body.m_buf, body.m_len);
+		h.rh_xid = x;
+		h.rh_proc = RPCRDMA_NOMSG;
+		m.m_len = 0;
+		put_good_hdr(&m, &h);
+		bad("RDMA_NOMSG with a position-zero read chunk", &m, x,
+		    RPCRDMA_ERR_CHUNK);
+
+		/* ECHO_BYTES of 8 bytes: the opaque's data at XDR offset 44. */
+		x = ++bad_xid;
+		memcpy(bad_chunk, "8 bytes!", 8);
+		h.rh_xid = x;
+		h.rh_proc = RPCRDMA_MSG;
+		h.rh_reads[0].rr_position = 44;
+		h.rh_reads[0].rr_seg.rs_length = 8;
+		m.m_len = 0;
+		put_good_hdr(&m, &h);
+		put_call(&m, x, 1u /* ECHO_BYTES */);
+		put32(&m, 8u);	/* the opaque's length; its data is read */
+		bad("RDMA_MSG with a read chunk at position 44", &m, x,
+		    RPCRDMA_ERR_CHUNK);
+	}
+
+	/* 7. Shorter than the fixed header: cannot be attributed, dropped. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 3, x, 1u, (uint32_t)BAD_CREDITS);
+	bad("12-byte message", &m, x, 0);
+
+	/* 8. A good header over a body that is not an RPC Call: dropped. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 7, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG, 0u, 0u, 0u);
+	put_words(&m, 6, x, 0xdeadbeefu, 0x0badf00du, 0xffffffffu, 0x12345678u, 3u);
+	bad("RDMA_MSG over a garbage body", &m, x, 0);
+
+	/* 8b. ... over no body at all, and over an RPC Reply. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 7, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG, 0u, 0u, 0u);
+	bad("RDMA_MSG with an empty body", &m, x, 0);
+	x = ++bad_xid;
+	want_void_reply(&m, x);
+	bad("RDMA_MSG carrying an RPC Reply", &m, x, 0);
+}
+
+/* ---- connection ---------------------------------------------------------- */
+
+static struct rdma_addrinfo *resolve(const char *node, const char *port,
+				     const char *src)
+{
+	struct rdma_addrinfo hints, *res;
+	struct sockaddr_in sin;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	if (src) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		if (inet_pton(AF_INET, src, &sin.sin_addr) != 1)
+			die("bad source address %s", src);
+		hints.ai_src_addr = (struct sockaddr *)&sin;
+		hints.ai_src_len = sizeof(sin);
+	}
+	if (rdma_getaddrinfo(node, port, &hints, &res))
+		die("rdma_getaddrinfo %s:%s: %s", node, port, strerror(errno));
+	return res;
+}
+
+static void init_qp_attr(struct ibv_qp_init_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->cap.max_send_wr = 4;
+	attr->cap.max_recv_wr = BAD_NRECV;
+	attr->cap.max_send_sge = 1;
+	attr->cap.max_recv_sge = 1;
+	attr->qp_type = IBV_QPT_RC;
+	attr->sq_sig_all = 1;
+}
+
+static void register_buffers(void)
+{
+	uint64_t i;
+
+	bad_rmr = rdma_reg_msgs(bad_id, bad_rbuf, (size_t)BAD_NRECV * BAD_BUF);
+	bad_smr = rdma_reg_msgs(bad_id, bad_sbuf, BAD_BUF);
+	bad_cmr = rdma_reg_read(bad_id, bad_chunk, BAD_BUF);
+	if (!bad_rmr || !bad_smr || !bad_cmr)
+		die("memory registration: %s", strerror(errno));
+	for (i = 0; i < BAD_NRECV; i++)
+		post_recv(i);
+}
+
+static void release_buffers(void)
+{
+	rdma_dereg_mr(bad_rmr);
+	rdma_dereg_mr(bad_smr);
+	rdma_dereg_mr(bad_cmr);
+}
+
+/* Connect with our RFC 8797 offer; retry while the listener is not up. */
+static void connect_server(const char *addr, const char *port,
+			   const char *src, int timeout)
+{
+	int64_t deadline = now_ms() + (int64_t)timeout * 1000;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
+	struct rdma_conn_param param;
+	struct ibv_qp_init_attr attr;
+	struct rdma_addrinfo *res;
+
+	/* magic, version 1, flags 0, send and receive size (4096/1024 - 1). */
+	uint32_t magic = htonl(RPCRDMA_CM_MAGIC);
+	memcpy(pdata, &magic, 4);
+	pdata[4] = RPCRDMA_CM_VERSION;
+	pdata[5] = 0;
+	pdata[6] = BAD_BUF / 1024 - 1;
+	pdata[7] = BAD_BUF / 1024 - 1;
+	for (;;) {
+		res = resolve(addr, port, src);
+		init_qp_attr(&attr);
+		if (rdma_create_ep(&bad_id, res, NULL, &attr))
+			die("rdma_create_ep: %s", strerror(errno));
+		rdma_freeaddrinfo(res);
+		register_buffers();	/* receives posted before connecting */
+		memset(&param, 0, sizeof(param));
+		param.private_data = pdata;
+		param.private_data_len = sizeof(pdata);
+		param.responder_resources = 1;
+		param.initiator_depth = 1;
+		param.retry_count = 7;
+		param.rnr_retry_count = 7;
+		if (!rdma_connect(bad_id, &param))
+			return;
+		printf("# connect: %s, retrying\n", strerror(errno));
+		release_buffers();
+		rdma_destroy_ep(bad_id);
+		if (now_ms() >= deadline)
+			die("could not connect to %s:%s in %d s", addr, port,
+			    timeout);
+		usleep(100 * 1000);
+	}
+}
+
+/* The server's RFC 8797 answer: its magic, version 1, 4 KiB each way. */
+static void check_server_private(void)
+{
+	struct rpcrdma_cm_private p;
+	const uint8_t *pd = NULL;
+	unsigned len = 0;
+
+	if (bad_id->event) {
+		pd = bad_id->event->param.conn.private_data;
+		len = bad_id->event->param.conn.private_data_len;
+	}
+	if (len < RPCRDMA_CM_PRIVATE_LEN || !pd) {
+		result(0, "server private data: %u bytes", len);
+		return;
+	}
+	result(rpcrdma_cm_private_decode(pd, len, &p) == 0 &&
+	       p.cp_send_size == BAD_BUF && p.cp_recv_size == BAD_BUF &&
+	       pd[5] == 0,
+	       "server private data %02x%02x%02x%02x %02x %02x %02x %02x",
+	       pd[0], pd[1], pd[2], pd[3], pd[4], pd[5], pd[6], pd[7]);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: badpeer -a SERVER -b SOURCE -p PORT [-t SECS]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL, *src = NULL, *port = NULL;
+	int timeout = 60, c;
+	struct msg call, want;
+	uint32_t x;
+
+	while ((c = getopt(argc, argv, "a:b:p:t:")) != -1) {
+		switch (c) {
+		case 'a': addr = optarg; break;
+		case 'b': src = optarg; break;
+		case 'p': port = optarg; break;
+		case 't': timeout = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (!addr || !port || timeout <= 0)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	bad_wrong = getenv("BADPEER_WRONG");
+	/* Nothing may hang: a blocked librdmacm call ends with SIGALRM. */
+	alarm((unsigned)timeout + 30);
+	bad_rbuf = calloc(BAD_NRECV, BAD_BUF);
+	bad_sbuf = calloc(1, BAD_BUF);
+	bad_chunk = calloc(1, BAD_BUF);
+	if (!bad_rbuf || !bad_sbuf || !bad_chunk)
+		die("out of memory");
+
+	connect_server(addr, port, src, timeout);
+	check_server_private();
+	still_serving("connecting");
+	run_cases();
+
+	/* Stop the server: its exit status is the other half of the test. */
+	x = ++bad_xid;
+	good_call(&call, x, ECHO_SHUTDOWN);
+	send_msg(&call);
+	want_void_reply(&want, x);
+	expect("SHUTDOWN call answered", &want);
+
+	rdma_disconnect(bad_id);
+	release_buffers();
+	rdma_destroy_ep(bad_id);
+	free(bad_rbuf);
+	free(bad_sbuf);
+	free(bad_chunk);
+	printf("%s: %d of %d checks failed\n", bad_failed ? "FAILED" : "passed",
+	       bad_failed, bad_checks);
+	return bad_failed ? 1 : 0;
+}
