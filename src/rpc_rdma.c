@@ -424,7 +424,7 @@ int rpcrdma_cm_private_decode(const void *buf, size_t len,
 {
 	struct rd r = { .base = buf, .len = len, .off = 0 };
 	const uint8_t *b = buf;
-	uint32_t magic;
+	uint32_t magic = 0;
 
 	p->cp_send_size = RPCRDMA_DEFAULT_INLINE;
 	p->cp_recv_size = RPCRDMA_DEFAULT_INLINE;
@@ -432,8 +432,7 @@ int rpcrdma_cm_private_decode(const void *buf, size_t len,
 
 	if (!buf || len < RPCRDMA_CM_PRIVATE_LEN)
 		return -ENOMSG;
-	(void)rd_u32(&r, &magic);
-	if (magic != RPCRDMA_CM_MAGIC || b[4] != RPCRDMA_CM_VERSION)
+	if (rd_u32(&r, &magic) || magic != RPCRDMA_CM_MAGIC || b[4] != RPCRDMA_CM_VERSION)
 		return -ENOMSG;
 	/* Reserved flag bits are ignored on receipt. */
 	p->cp_remote_inv = (b[5] & RPCRDMA_CM_F_REMOTE_INV) != 0;

@@ -137,9 +137,59 @@ static int killed_server(CLIENT *cl, const char *flag)
 	return 0;
 }
 
+/* Bench: NULL calls from `threads` threads for `secs` seconds (informational). */
+struct bencher {
+	CLIENT *b_cl;
+	double b_end;
+	unsigned long b_calls;
+	pthread_t b_thread;
+};
+
+static void *bench_work(void *arg)
+{
+	struct bencher *b = arg;
+
+	while (now() < b->b_end) {
+		if (echo_null_1(NULL, NULL, b->b_cl) != RPC_SUCCESS)
+			die("NULL call failed during the bench");
+		b->b_calls++;
+	}
+	return NULL;
+}
+
+static int bench(CLIENT *cl, unsigned threads, double secs)
+{
+	struct bencher *b = calloc(threads, sizeof(*b));
+	unsigned long total = 0;
+	double t0 = now();
+	unsigned i;
+
+	if (!b)
+		die("out of memory");
+	for (i = 0; i < threads; i++) {
+		b[i].b_cl = cl;
+		b[i].b_end = t0 + secs;
+		if (pthread_create(&b[i].b_thread, NULL, bench_work, &b[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(b[i].b_thread, NULL);
+		total += b[i].b_calls;
+	}
+	secs = now() - t0;
+	printf("bench: %u in flight: %lu NULL calls in %.2f s: %.0f calls/s, "
+	       "mean round trip %.1f us\n", threads, total, secs,
+	       (double)total / secs, secs * 1e6 * threads / (double)total);
+	free(b);
+	echo_shutdown_1(NULL, NULL, cl);
+	clnt_destroy(cl);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
+	double bench_secs = 0;
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
@@ -151,10 +201,11 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:")) != -1) {
 		switch (c) {
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
+		case 'B': bench_secs = atof(optarg); break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'm': max = (unsigned)atoi(optarg); break;
@@ -175,6 +226,8 @@ int main(int argc, char **argv)
 		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));
 	if (kill_flag)
 		return killed_server(cl, kill_flag);
+	if (bench_secs > 0)
+		return bench(cl, threads, bench_secs);
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and
