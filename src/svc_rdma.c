@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <arpa/inet.h>
 #include "transport.h"
 #include <rpc/svc_mt.h>
@@ -106,6 +107,20 @@ static void conn_reap(struct svc_rdma_conn *c)
 		x->rx_dead = n;
 		pthread_mutex_unlock(&x->rx_lock);
 	}
+}
+
+/*
+ * Called by the Send path when every send context is in use: the service
+ * thread is the only one reaping, so wait briefly for a completion and
+ * reap it here, queueing any Calls that come with it.
+ */
+static void conn_reap_wait(void *arg)
+{
+	struct svc_rdma_conn *c = arg;
+	struct pollfd pfd = { .fd = c->sc_x.rx_ep.re_comp_ch->fd, .events = POLLIN };
+
+	poll(&pfd, 1, 10);
+	conn_reap(c);
 }
 
 static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
@@ -287,6 +302,12 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	h.rh_proc = RPCRDMA_MSG;
 	n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
 	rc = n < 0 ? (int)n : conn_encode_reply(xprt, msg, &xb);
+	/* The Call's arguments are decoded: its receive goes back before the
+	 * Reply grants the credit that lets the client use it again. */
+	if (c->sc_cur) {
+		conn_repost(c, c->sc_cur);
+		c->sc_cur = NULL;
+	}
 	rpcrdma_deadline(&deadline, &tv);
 	if (!rc)
 		rc = rpcrdma_xprt_send(x, hdr, (size_t)n, &xb, &deadline);
@@ -297,10 +318,6 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		x->rx_stats.rs_replies++;
 	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
 	pthread_mutex_unlock(&x->rx_lock);
-	if (c->sc_cur) {
-		conn_repost(c, c->sc_cur);
-		c->sc_cur = NULL;
-	}
 	RPCRDMA_DBG("conn %p: Reply xid %#x: %d", (void *)c, msg->rm_xid, rc);
 	return rc == 0;
 }
@@ -378,6 +395,8 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	x->rx_ep.re_id = ev->id;
 	x->rx_ep.re_cm_ch = l->sl_ch;
 	x->rx_ep.re_cm_shared = 1;
+	x->rx_reap = conn_reap_wait;
+	x->rx_reap_arg = c;
 	ev->id->context = c;
 	rpcrdma_xprt_negotiate(x, ev->param.conn.private_data,
 			       ev->param.conn.private_data ?

@@ -183,6 +183,21 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		if (idx >= 0)
 			break;
 		x->rx_stats.rs_empty_sendctx_q++;
+		if (x->rx_reap) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > deadline->tv_sec ||
+			    (now.tv_sec == deadline->tv_sec &&
+			     now.tv_nsec >= deadline->tv_nsec)) {
+				rc = -ETIMEDOUT;
+				goto out_unlock;
+			}
+			pthread_mutex_unlock(&x->rx_lock);
+			x->rx_reap(x->rx_reap_arg);
+			pthread_mutex_lock(&x->rx_lock);
+			continue;
+		}
 		rc = pthread_cond_timedwait(&x->rx_sendctx_cond, &x->rx_lock,
 					    deadline);
 		if (rc == ETIMEDOUT) {

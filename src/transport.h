@@ -26,6 +26,13 @@ struct rpcrdma_xprt {
 	uint32_t rx_recv_max;		/* largest Send we accept */
 	struct rpcrdma_stats rx_stats;
 	int rx_dead;			/* negative errno once the QP is gone */
+	/*
+	 * Without a progress thread (the server), a sender that finds every
+	 * send context in use must reap Send completions itself; rx_reap
+	 * waits a little for completions and reaps them, lock not held.
+	 */
+	void (*rx_reap)(void *arg);
+	void *rx_reap_arg;
 };
 
 void rpcrdma_options_sanitize(struct rpcrdma_options *o);

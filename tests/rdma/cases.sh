@@ -81,7 +81,7 @@ killmid() {
 
 pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/echo_client -a $srv -b $cli"
+	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n 100"
 
 killmid server-killed-mid-call
 

@@ -150,8 +150,10 @@ static void *bench_work(void *arg)
 	struct bencher *b = arg;
 
 	while (now() < b->b_end) {
-		if (echo_null_1(NULL, NULL, b->b_cl) != RPC_SUCCESS)
-			die("NULL call failed during the bench");
+		enum clnt_stat st = echo_null_1(NULL, NULL, b->b_cl);
+
+		if (st != RPC_SUCCESS)
+			die("NULL call failed during the bench: %s", clnt_sperrno(st));
 		b->b_calls++;
 	}
 	return NULL;
