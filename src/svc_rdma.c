@@ -591,3 +591,64 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 	pthread_mutex_unlock(&l->sl_lock);
 	return 0;
 }
+
+/*
+ * The descriptors a private event loop must watch for this listener: its
+ * own and one per connection.  Returns how many there are (which may be
+ * more than max: only max are filled), or -1 if xprt is not a listener.
+ */
+int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
+{
+	struct svc_rdma_listener *l;
+	struct svc_rdma_conn *c;
+	int n = 0;
+
+	if (!xprt || xprt->xp_ops != &listener_ops || max < 0 || (max && !fds))
+		return -1;
+	l = to_lst(xprt);
+	pthread_mutex_lock(&l->sl_lock);
+	if (n < max)
+		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
+	n++;
+	for (c = l->sl_conns; c; c = c->sc_next, n++)
+		if (n < max)
+			fds[n] = (struct pollfd){ .fd = c->sc_xprt.xp_fd,
+						  .events = POLLIN };
+	pthread_mutex_unlock(&l->sl_lock);
+	return n;
+}
+
+/*
+ * One turn of a private service loop, for programs that run their own
+ * thread instead of svc_run(): wait up to timeout_ms for the listener or
+ * any of its connections, then serve everything ready through libtirpc's
+ * dispatcher (svc_getreq_common), which also reaps dead connections.
+ */
+int svc_rdma_serve(SVCXPRT *xprt, int timeout_ms)
+{
+	struct pollfd *fds;
+	int n, got, i, served = 0;
+
+	n = svc_rdma_pollfds(xprt, NULL, 0);
+	if (n < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fds = calloc((size_t)n, sizeof(*fds));
+	if (!fds) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = svc_rdma_pollfds(xprt, fds, n);
+	got = poll(fds, (nfds_t)n, timeout_ms);
+	for (i = 0; got > 0 && i < n; i++) {
+		if (!fds[i].revents)
+			continue;
+		svc_getreq_common(fds[i].fd);
+		served++;
+	}
+	free(fds);
+	if (got < 0)
+		return errno == EINTR ? 0 : -1;
+	return served;
+}

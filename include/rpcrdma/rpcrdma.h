@@ -66,6 +66,12 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
 RPCRDMA_EXPORT int svc_rdma_get_stats(SVCXPRT *xprt,
 				      struct rpcrdma_stats *stats);
 
+struct pollfd;
+/* For programs with their own thread or event loop instead of svc_run(). */
+RPCRDMA_EXPORT int svc_rdma_pollfds(SVCXPRT *listener, struct pollfd *fds,
+				    int max);
+RPCRDMA_EXPORT int svc_rdma_serve(SVCXPRT *listener, int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif

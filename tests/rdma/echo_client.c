@@ -192,6 +192,7 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
+	const unsigned inline_max = 4096 - 28 - 40 - 4;
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
@@ -233,10 +234,10 @@ int main(int argc, char **argv)
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and
-	 * the opaque's length word. */
+	 * the opaque's length word.  -m tests only the sizes up to MAXLEN. */
 	if (!max)
-		max = 4096 - 28 - 40 - 4;
-	buf = malloc(max + 64);
+		max = inline_max;
+	buf = malloc(inline_max + 64);
 	if (!buf)
 		die("out of memory");
 	for (len = 0; len <= max; len++)
@@ -246,7 +247,7 @@ int main(int argc, char **argv)
 	/* One byte too many cannot go inline, and no chunks exist yet: the
 	 * call must fail cleanly and the connection must keep working. */
 	{
-		echo_bytes arg = { max + 1, buf }, res = { 0, NULL };
+		echo_bytes arg = { inline_max + 1, buf }, res = { 0, NULL };
 		enum clnt_stat st = echo_bytes_1(&arg, &res, cl);
 
 		if (st == RPC_SUCCESS)

@@ -1,7 +1,8 @@
 /*
  * RDMA echo server for the transport tests: rpcgen's own dispatcher
  * (echo_prog_1) served by svc_run() over an svc_rdma_create() listener.
- * Writes READYFILE once listening; exits 0 after ECHO_SHUTDOWN.
+ * Writes READYFILE once listening; exits 0 after ECHO_SHUTDOWN.  With -l
+ * it serves from its own loop (svc_rdma_serve) instead of svc_run().
  */
 #include "config.h"
 #include <stdio.h>
@@ -14,6 +15,7 @@
 void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 static SVCXPRT *listener;
+static volatile int stopping;
 
 bool_t echo_null_1_svc(void *argp, void *result, struct svc_req *rq)
 {
@@ -72,19 +74,23 @@ int echo_prog_1_freeresult(SVCXPRT *transp, xdrproc_t xres, caddr_t result)
 static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
 	echo_prog_1(rq, xprt);
-	if (rq->rq_proc == ECHO_SHUTDOWN)
+	if (rq->rq_proc == ECHO_SHUTDOWN) {
+		stopping = 1;
 		svc_exit();
+	}
 }
 
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
+	int own_loop = 0;
 	struct rpcrdma_stats st;
 	FILE *f;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:p:r:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:l")) != -1) {
 		switch (c) {
+		case 'l': own_loop = 1; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'r': ready = optarg; break;
@@ -107,7 +113,16 @@ int main(int argc, char **argv)
 	f = fopen(ready, "w");
 	if (!f || fclose(f))
 		return 1;
-	svc_run();
+	if (own_loop) {
+		/* The program's own loop, as an event-driven server would. */
+		while (!stopping)
+			if (svc_rdma_serve(listener, 1000) < 0) {
+				perror("svc_rdma_serve");
+				return 1;
+			}
+	} else {
+		svc_run();
+	}
 	if (svc_rdma_get_stats(listener, &st) == 0)
 		printf("server: calls %llu replies %llu bad_calls %llu pullup_sends %llu\n",
 		       (unsigned long long)st.rs_calls,
