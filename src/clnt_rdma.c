@@ -28,7 +28,8 @@ struct rpcrdma_req {
 	struct rpcrdma_rep *rq_rep;
 	size_t rq_off;			/* RPC message offset in rq_rep */
 	pthread_cond_t rq_cond;
-	char *rq_scratch;		/* XDR head/tail storage */
+	char *rq_scratch;		/* XDR head/tail storage (registered) */
+	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
 };
 
 struct clnt_rdma {
@@ -42,6 +43,8 @@ struct clnt_rdma {
 	pthread_cond_t cr_credit_cond;
 	struct rpcrdma_req *cr_reqs;
 	struct rpc_err cr_err;		/* the last call's outcome */
+	char *cr_scratch_mem;		/* every slot's scratch, one registration */
+	struct ibv_mr *cr_scratch_mr;
 	struct timeval cr_timeout;
 	int cr_timeout_set;
 	pthread_t cr_thread;
@@ -50,6 +53,8 @@ struct clnt_rdma {
 };
 
 static struct clnt_ops clnt_rdma_ops;
+static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			   const struct timespec *deadline);
 
 static struct clnt_rdma *to_cr(CLIENT *cl)
 {
@@ -335,6 +340,22 @@ static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	return st;
 }
 
+/*
+ * A mapped Call gathered the caller's memory: the call may not return
+ * before that Send completed, even when the Reply overtook it (counted)
+ * or the call timed out.  A Send completes or is flushed when the QP
+ * fails, so the grace period only guards against a wedged device.
+ */
+static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			   const struct timespec *deadline)
+{
+	struct timespec later = *deadline;
+
+	later.tv_sec += 30;
+	rpcrdma_xprt_wait_send(&cr->cr_x, rq->rq_send_seq, &later);
+	rq->rq_send_seq = 0;
+}
+
 static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     xdrproc_t xargs, void *argsp,
 				     xdrproc_t xres, void *resp,
@@ -373,7 +394,9 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		goto out_release;
 	}
 	/* Chunks are not carried yet: a Call larger than inline fails here. */
-	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb, &deadline);
+	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb,
+			       rpcrdma_mr_lkey(cr->cr_scratch_mr), &deadline,
+			       &rq->rq_send_seq);
 	RPCRDMA_DBG("client: Call xid %#x, %zu bytes: %d", rq->rq_xid,
 		    rpcrdma_xdrbuf_len(&xb), rc);
 	if (rc) {
@@ -392,10 +415,12 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 			rq->rq_state = RQ_ABANDONED;
 			cr->cr_x.rx_stats.rs_timeouts++;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			wait_send_done(cr, rq, &deadline);
 			return set_err(cr, RPC_TIMEDOUT, 0);
 		}
 	}
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	wait_send_done(cr, rq, &deadline);
 	if (rq->rq_state == RQ_FAILED)
 		st = set_err(cr, RPC_CANTRECV, rq->rq_err);
 	else
@@ -481,12 +506,13 @@ static void cr_free(struct clnt_rdma *cr)
 	uint32_t i;
 
 	if (cr->cr_reqs) {
-		for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
-			free(cr->cr_reqs[i].rq_scratch);
+		for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++)
 			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
-		}
 		free(cr->cr_reqs);
 	}
+	if (cr->cr_scratch_mr)
+		rpcrdma_dereg_mem(cr->cr_scratch_mr);
+	free(cr->cr_scratch_mem);
 	if (cr->cr_stopfd >= 0)
 		close(cr->cr_stopfd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
@@ -535,6 +561,12 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 		if (rc)
 			return rc;
 	}
+	/* Mapped Sends gather the copied parts of a Call from the scratch. */
+	cr->cr_scratch_mr = rpcrdma_reg_mem(&x->rx_ep, cr->cr_scratch_mem,
+					    (size_t)x->rx_opts.ro_max_requests *
+					    x->rx_opts.ro_inline_send);
+	if (!cr->cr_scratch_mr)
+		return -ENOMEM;
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (rc < 0)
 		return rc;
@@ -572,11 +604,14 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 			     sizeof(*cr->cr_reqs));
 	if (!cr->cr_reqs)
 		goto out_free_nomem;
+	cr->cr_scratch_mem = malloc((size_t)cr->cr_x.rx_opts.ro_max_requests *
+				    cr->cr_x.rx_opts.ro_inline_send);
+	if (!cr->cr_scratch_mem)
+		goto out_free_nomem;
 	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
 		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
-		cr->cr_reqs[i].rq_scratch = malloc(cr->cr_x.rx_opts.ro_inline_send);
-		if (!cr->cr_reqs[i].rq_scratch)
-			goto out_free_nomem;
+		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
+					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
 	if (cr->cr_stopfd < 0)
@@ -617,6 +652,44 @@ out_nomem:
 	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
 	rpc_createerr.cf_error.re_errno = ENOMEM;
 	return NULL;
+}
+
+struct rpcrdma_mr *clnt_rdma_reg_mem(CLIENT *cl, void *addr, size_t len)
+{
+	struct clnt_rdma *cr;
+	struct rpcrdma_mr *mr;
+
+	if (!cl || cl->cl_ops != &clnt_rdma_ops) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cr = to_cr(cl);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	mr = rpcrdma_mr_add_user(&cr->cr_x.rx_mrs, &cr->cr_x.rx_ep, addr, len);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (!mr && !errno)
+		errno = EINVAL;
+	return mr;
+}
+
+int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr)
+{
+	struct clnt_rdma *cr;
+	int rc;
+
+	if (!cl || cl->cl_ops != &clnt_rdma_ops) {
+		errno = EINVAL;
+		return -1;
+	}
+	cr = to_cr(cl);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	rc = rpcrdma_mr_remove_user(&cr->cr_x.rx_mrs, mr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (rc) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
 }
 
 static struct clnt_ops clnt_rdma_ops = {

@@ -26,7 +26,8 @@ struct svc_rdma_conn {
 	struct rpcrdma_rep *sc_cur;	/* the Call being served */
 	uint32_t sc_xid;		/* its xid: svc_sendreply() leaves it 0 */
 	XDR sc_args;			/* decoder over sc_cur's RPC message */
-	char *sc_scratch;		/* Reply head/tail storage */
+	char *sc_scratch;		/* Reply head/tail storage (registered) */
+	struct ibv_mr *sc_scratch_mr;
 };
 
 struct svc_rdma_listener {
@@ -141,6 +142,7 @@ static void conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
 	struct rpcrdma_xdr_buf empty;
 	struct timespec deadline;
 	struct timeval tv = { 5, 0 };
+	uint64_t seq;
 	ssize_t n;
 
 	n = rpcrdma_encode_error(hdr, sizeof(hdr), xid,
@@ -149,7 +151,7 @@ static void conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
 		return;
 	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
 	rpcrdma_deadline(&deadline, &tv);
-	rpcrdma_xprt_send(x, hdr, (size_t)n, &empty, &deadline);
+	rpcrdma_xprt_send(x, hdr, (size_t)n, &empty, 0, &deadline, &seq);
 	pthread_mutex_lock(&x->rx_lock);
 	x->rx_stats.rs_bad_calls++;
 	pthread_mutex_unlock(&x->rx_lock);
@@ -291,6 +293,7 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct rpcrdma_hdr h;
 	struct timespec deadline;
 	struct timeval tv = { 30, 0 };
+	uint64_t seq = 0;
 	ssize_t n;
 	int rc;
 
@@ -310,7 +313,13 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	}
 	rpcrdma_deadline(&deadline, &tv);
 	if (!rc)
-		rc = rpcrdma_xprt_send(x, hdr, (size_t)n, &xb, &deadline);
+		rc = rpcrdma_xprt_send(x, hdr, (size_t)n, &xb,
+				       rpcrdma_mr_lkey(c->sc_scratch_mr),
+				       &deadline, &seq);
+	/* The results may be freed once we return: a mapped Reply that
+	 * gathers them must have completed by then. */
+	if (!rc)
+		rpcrdma_xprt_wait_send(x, seq, &deadline);
 	if (rc == -EMSGSIZE)	/* would need a Reply chunk: fail it cleanly */
 		conn_send_error(c, msg->rm_xid, RPCRDMA_ERR_CHUNK);
 	pthread_mutex_lock(&x->rx_lock);
@@ -337,6 +346,8 @@ static void conn_destroy(SVCXPRT *xprt)
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
+	if (c->sc_scratch_mr)
+		rpcrdma_dereg_mem(c->sc_scratch_mr);
 	rpcrdma_xprt_fini(&c->sc_x);
 	free(c->sc_queue);
 	free(c->sc_scratch);
@@ -368,6 +379,8 @@ static const struct xp_ops2 conn_ops2 = {
 
 static void conn_free_early(struct svc_rdma_conn *c)
 {
+	if (c->sc_scratch_mr)
+		rpcrdma_dereg_mem(c->sc_scratch_mr);
 	rpcrdma_xprt_fini(&c->sc_x);
 	free(c->sc_queue);
 	free(c->sc_scratch);
@@ -405,6 +418,10 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	c->sc_scratch = malloc(x->rx_opts.ro_inline_send);
 	if (!c->sc_queue || !c->sc_scratch ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
+		goto out_free;
+	c->sc_scratch_mr = rpcrdma_reg_mem(&x->rx_ep, c->sc_scratch,
+					   x->rx_opts.ro_inline_send);
+	if (!c->sc_scratch_mr)
 		goto out_free;
 	for (i = 0; i < x->rx_ep.re_nrecv; i++)
 		if (rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]))

@@ -40,6 +40,18 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 	o->ro_page_threshold = 1024;
 	o->ro_connect_timeout_ms = 5000;
 	o->ro_max_inline_data = 256;
+	o->ro_send_strategy = RPCRDMA_SEND_AUTO;
+	o->ro_inline_cutoff = 256;
+	o->ro_mapped_min = 1024;
+	o->ro_mr_cache = 32;
+	/* The process-wide default strategy, e.g. RPCRDMA_SEND_STRATEGY=mapped. */
+	{
+		const char *env = getenv("RPCRDMA_SEND_STRATEGY");
+		int st = env ? rpcrdma_strategy_from_name(env) : -1;
+
+		if (st >= 0)
+			o->ro_send_strategy = (uint32_t)st;
+	}
 }
 
 /*
@@ -67,6 +79,10 @@ void rpcrdma_options_sanitize(struct rpcrdma_options *o)
 		o->ro_signal_every = 1;
 	if (o->ro_connect_timeout_ms < 1)
 		o->ro_connect_timeout_ms = 1;
+	if (o->ro_send_strategy > RPCRDMA_SEND_MAPPED)
+		o->ro_send_strategy = RPCRDMA_SEND_AUTO;
+	if (o->ro_max_inline_data > 4096)
+		o->ro_max_inline_data = 4096;
 }
 
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
@@ -86,6 +102,7 @@ int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 		pthread_mutex_destroy(&x->rx_lock);
 		return -ENOMEM;
 	}
+	rpcrdma_mr_table_init(&x->rx_mrs, x->rx_opts.ro_mr_cache);
 	return rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
 				    x->rx_opts.ro_signal_every);
 }
@@ -99,9 +116,13 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		.ea_nsend = x->rx_opts.ro_max_requests,
 		.ea_send_size = x->rx_opts.ro_inline_send,
 		.ea_max_inline = x->rx_opts.ro_max_inline_data,
+		.ea_max_sge = RPCRDMA_XDRBUF_MAX_SEGS + 1,
 	};
 
-	return rpcrdma_ep_setup(&x->rx_ep, &a);
+	int rc = rpcrdma_ep_setup(&x->rx_ep, &a);
+
+	x->rx_stats.rs_inline_granted = x->rx_ep.re_inline_granted;
+	return rc;
 }
 
 ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len)
@@ -123,6 +144,7 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 
 void rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 {
+	rpcrdma_mr_table_fini(&x->rx_mrs);
 	rpcrdma_ep_destroy(&x->rx_ep);
 	pthread_cond_destroy(&x->rx_sendctx_cond);
 	pthread_mutex_destroy(&x->rx_lock);
@@ -153,27 +175,129 @@ void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv)
 	}
 }
 
+static void count_fallback(struct rpcrdma_stats *st, enum rpcrdma_fallback f)
+{
+	switch (f) {
+	case RPCRDMA_FB_TOO_MANY_SGES:
+		st->rs_fallback_too_many_sges++;
+		break;
+	case RPCRDMA_FB_TOO_BIG_FOR_INLINE:
+		st->rs_fallback_too_big_for_inline++;
+		break;
+	case RPCRDMA_FB_TOO_BIG_FOR_SENDBUF:
+		st->rs_fallback_too_big_for_sendbuf++;
+		break;
+	case RPCRDMA_FB_NOT_MAPPABLE:
+		st->rs_fallback_not_mappable++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void send_limits(const struct rpcrdma_xprt *x,
+			struct rpcrdma_send_limits *sl)
+{
+	sl->sl_max_inline = x->rx_ep.re_inline_granted;
+	sl->sl_max_sge = x->rx_ep.re_max_send_sge ? x->rx_ep.re_max_send_sge : 1;
+	sl->sl_sendbuf = x->rx_ep.re_send_size;
+	sl->sl_peer_inline = x->rx_send_max;
+	sl->sl_inline_cutoff = x->rx_opts.ro_inline_cutoff;
+	sl->sl_mapped_min = x->rx_opts.ro_mapped_min;
+}
+
+/* Whether every referenced segment has, or may get, an lkey. Lock held. */
+static bool refs_mappable(struct rpcrdma_xprt *x,
+			  const struct rpcrdma_xdr_buf *xb)
+{
+	struct rpcrdma_mr *mr;
+	unsigned int i;
+
+	if (x->rx_mrs.mt_max_cached)
+		return true;
+	for (i = 0; i < xb->xb_nsegs; i++)
+		if (xb->xb_segs[i].xs_ref && xb->xb_segs[i].xs_len &&
+		    rpcrdma_mr_find(&x->rx_mrs, xb->xb_segs[i].xs_base,
+				    xb->xb_segs[i].xs_len, &mr))
+			return false;
+	return true;
+}
+
 /*
- * Pull-up: copy the transport header and the whole XDR buffer into one
- * registered send buffer and post it as a single SGE.  Holding rx_lock
- * from get() to post keeps posting order equal to decision order, which
- * the ring's signaling logic relies on.
+ * Turn an SGE plan into gather entries with lkeys.  Mapping caller memory
+ * may register it now (counted); failing that, the caller falls back.
+ */
+static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
+		     struct rpcrdma_sendctx *sc, uint32_t scratch_lkey,
+		     int inline_data, uint64_t seq, struct rpcrdma_sge *sg)
+{
+	unsigned int i;
+	int hard, rc;
+
+	for (i = 0; i < pl->sp_nsge; i++) {
+		const struct rpcrdma_plan_sge *ps = &pl->sp_sge[i];
+
+		sg[i].sg_len = ps->ps_len;
+		sg[i].sg_lkey = 0;
+		sg[i].sg_addr = (uintptr_t)ps->ps_addr;
+		if (inline_data)
+			continue;
+		switch (ps->ps_src) {
+		case RPCRDMA_PS_HDR:
+			sg[i].sg_addr = (uintptr_t)sc->sc_buf;
+			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
+			break;
+		case RPCRDMA_PS_SCRATCH:
+			sg[i].sg_lkey = scratch_lkey;
+			break;
+		case RPCRDMA_PS_CALLER:
+			rc = rpcrdma_mr_map(&x->rx_mrs, &x->rx_ep, ps->ps_addr,
+					    ps->ps_len, seq, x->rx_completed_seq,
+					    &sg[i].sg_lkey, &hard);
+			if (rc)
+				return rc;
+			if (hard)
+				x->rx_stats.rs_hardway_register_count++;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Post one message: the chooser picks inline, pull-up or mapped for this
+ * shape on this QP (or honours the forced strategy, falling back when it
+ * cannot carry the message, counted), then one helper per kind builds the
+ * Send.  Holding rx_lock from get() to post keeps posting order equal to
+ * decision order, which the ring's signaling logic relies on.
+ *
+ * Returns 0 and sets *seqp to 0, or, when the Send references caller
+ * memory, to the Send's sequence number: the caller must then wait with
+ * rpcrdma_xprt_wait_send() before that memory may change.
  */
 int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
-		      const struct rpcrdma_xdr_buf *xb,
-		      const struct timespec *deadline)
+		      const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
+		      const struct timespec *deadline, uint64_t *seqp)
 {
-	size_t total = hdrlen + rpcrdma_xdrbuf_len(xb);
+	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
+	struct rpcrdma_send_limits sl;
+	struct rpcrdma_msg_shape ms;
+	struct rpcrdma_choice ch;
+	struct rpcrdma_sge_plan pl;
 	struct rpcrdma_sendctx *sc;
+	size_t len = rpcrdma_xdrbuf_len(xb);
 	int idx, sig, rc;
 
-	if (total > x->rx_send_max || total > x->rx_ep.re_send_size) {
-		pthread_mutex_lock(&x->rx_lock);
-		x->rx_stats.rs_too_large++;
-		pthread_mutex_unlock(&x->rx_lock);
-		return -EMSGSIZE;
-	}
+	*seqp = 0;
 	pthread_mutex_lock(&x->rx_lock);
+	send_limits(x, &sl);
+	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, refs_mappable(x, xb), &ms);
+	rc = rpcrdma_choose(&ms, &sl, (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy,
+			    &ch);
+	if (rc) {
+		x->rx_stats.rs_too_large++;
+		goto out_unlock;
+	}
 	for (;;) {
 		if (x->rx_dead) {
 			rc = x->rx_dead;
@@ -206,21 +330,102 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		}
 	}
 	sc = &x->rx_ep.re_sendctxs[idx];
-	memcpy(sc->sc_buf, hdr, hdrlen);
-	rpcrdma_xdrbuf_copy_out(xb, sc->sc_buf + hdrlen,
-				x->rx_ep.re_send_size - hdrlen);
-	sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, false);
-	rc = rpcrdma_post_send_pullup(&x->rx_ep, sc, (uint32_t)total, sig > 0);
+	sc->sc_seq = ++x->rx_send_seq;
+
+	if (ch.ch_type == RPCRDMA_NOCH_MAPPED) {
+		rpcrdma_plan_sges(ch.ch_type, hdr, (uint32_t)hdrlen, xb, &pl);
+		memcpy(sc->sc_buf, hdr, hdrlen);
+		if (fill_sges(x, &pl, sc, scratch_lkey, 0, sc->sc_seq, sg)) {
+			/* Could not register the memory: copy it instead. */
+			count_fallback(&x->rx_stats, RPCRDMA_FB_NOT_MAPPABLE);
+			ch.ch_type = len + hdrlen <= sl.sl_sendbuf ?
+				     RPCRDMA_NOCH_PULLUP : RPCRDMA_NOCH_INLINE;
+			ch.ch_fallback = RPCRDMA_FB_NONE;
+			if (ch.ch_type == RPCRDMA_NOCH_INLINE &&
+			    len + hdrlen > sl.sl_max_inline) {
+				rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
+				rc = -ENOMEM;
+				goto out_unlock;
+			}
+		}
+	}
+	count_fallback(&x->rx_stats, ch.ch_fallback);
+
+	switch (ch.ch_type) {
+	case RPCRDMA_NOCH_INLINE:
+		rpcrdma_plan_sges(ch.ch_type, hdr, (uint32_t)hdrlen, xb, &pl);
+		fill_sges(x, &pl, sc, scratch_lkey, 1, sc->sc_seq, sg);
+		sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, false);
+		rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 1, sig > 0);
+		if (!rc) {
+			x->rx_stats.rs_inline_sends++;
+			x->rx_stats.rs_inline_bytes += len;
+		}
+		break;
+	case RPCRDMA_NOCH_MAPPED:
+		/* The device reads the caller's memory and the scratch, both
+		 * reused once the call returns: always signal, and wait. */
+		sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, true);
+		rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, sig > 0);
+		if (!rc) {
+			x->rx_stats.rs_mapped_sends++;
+			x->rx_stats.rs_mapped_sges += pl.sp_nsge;
+			*seqp = sc->sc_seq;
+		}
+		break;
+	default:
+		memcpy(sc->sc_buf, hdr, hdrlen);
+		rpcrdma_xdrbuf_copy_out(xb, sc->sc_buf + hdrlen,
+					x->rx_ep.re_send_size - hdrlen);
+		sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, false);
+		rc = rpcrdma_post_send_pullup(&x->rx_ep, sc,
+					      (uint32_t)(hdrlen + len), sig > 0);
+		if (!rc) {
+			x->rx_stats.rs_pullup_sends++;
+			x->rx_stats.rs_pullup_bytes += len;
+		}
+		break;
+	}
 	if (rc) {
 		/* Nothing was posted: the QP is broken; the caller gives up. */
 		x->rx_dead = rc;
 		goto out_unlock;
 	}
-	x->rx_stats.rs_pullup_sends++;
-	x->rx_stats.rs_pullup_bytes += rpcrdma_xdrbuf_len(xb);
 	if (sig > 0)
 		x->rx_stats.rs_signaled_sends++;
 out_unlock:
+	pthread_mutex_unlock(&x->rx_lock);
+	return rc;
+}
+
+/*
+ * Wait until the Send with sequence number seq has completed, so the
+ * caller memory it gathered may be reused.  Completions arrive in posting
+ * order, so any later completion implies this one.
+ */
+int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
+			   const struct timespec *deadline)
+{
+	int rc = 0, waited = 0;
+
+	if (!seq)
+		return 0;
+	pthread_mutex_lock(&x->rx_lock);
+	while (x->rx_completed_seq < seq && !x->rx_dead) {
+		if (!waited++)
+			x->rx_stats.rs_reply_waits_for_send++;
+		if (x->rx_reap) {
+			pthread_mutex_unlock(&x->rx_lock);
+			x->rx_reap(x->rx_reap_arg);
+			pthread_mutex_lock(&x->rx_lock);
+			continue;
+		}
+		if (pthread_cond_timedwait(&x->rx_sendctx_cond, &x->rx_lock,
+					   deadline) == ETIMEDOUT) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+	}
 	pthread_mutex_unlock(&x->rx_lock);
 	return rc;
 }
@@ -230,8 +435,11 @@ void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
 			    struct rpcrdma_sendctx *sc, int ok)
 {
 	pthread_mutex_lock(&x->rx_lock);
-	if (ok)
+	if (ok) {
 		rpcrdma_sendctx_complete(&x->rx_ring, sc->sc_index);
+		if (sc->sc_seq > x->rx_completed_seq)
+			x->rx_completed_seq = sc->sc_seq;
+	}
 	else if (!x->rx_dead)
 		x->rx_dead = -ECONNRESET;
 	pthread_cond_broadcast(&x->rx_sendctx_cond);

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <time.h>
 #include <rpcrdma/rpcrdma.h>
+#include "chooser.h"
+#include "mr.h"
 #include "rpc_rdma.h"
 #include "sendctx.h"
 #include "verbs.h"
@@ -26,6 +28,9 @@ struct rpcrdma_xprt {
 	uint32_t rx_recv_max;		/* largest Send we accept */
 	struct rpcrdma_stats rx_stats;
 	int rx_dead;			/* negative errno once the QP is gone */
+	struct rpcrdma_mr_table rx_mrs;	/* memory mapped Sends may gather */
+	uint64_t rx_send_seq;		/* sequence number of the last Send */
+	uint64_t rx_completed_seq;	/* every Send up to this one completed */
 	/*
 	 * Without a progress thread (the server), a sender that finds every
 	 * send context in use must reap Send completions itself; rx_reap
@@ -44,8 +49,10 @@ ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len);
 void rpcrdma_xprt_fini(struct rpcrdma_xprt *x);
 
 int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
-		      const struct rpcrdma_xdr_buf *xb,
-		      const struct timespec *deadline);
+		      const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
+		      const struct timespec *deadline, uint64_t *seqp);
+int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
+			   const struct timespec *deadline);
 void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
 			    struct rpcrdma_sendctx *sc, int ok);
 int rpcrdma_xprt_repost(struct rpcrdma_xprt *x, struct rpcrdma_rep *rep);

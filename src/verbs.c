@@ -166,8 +166,14 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	static const uint32_t steps[] = { 256, 128, 80, 64, 32, 0 };
 	struct ibv_qp_init_attr attr;
 	struct ibv_qp_attr qa;
-	uint32_t want = a->ea_max_inline;
+	uint32_t want = a->ea_max_inline, max_sge = a->ea_max_sge ? a->ea_max_sge : 1;
+	struct ibv_device_attr da;
 	size_t i = 0;
+
+	/* Mapped Sends gather many segments: ask what the device allows. */
+	if (!ibv_query_device(ep->re_id->verbs, &da) && da.max_sge > 0 &&
+	    (uint32_t)da.max_sge < max_sge)
+		max_sge = (uint32_t)da.max_sge;
 
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
@@ -176,7 +182,7 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		attr.qp_type = IBV_QPT_RC;
 		attr.cap.max_send_wr = a->ea_nsend;
 		attr.cap.max_recv_wr = a->ea_nrecv;
-		attr.cap.max_send_sge = 1;
+		attr.cap.max_send_sge = max_sge;
 		attr.cap.max_recv_sge = 1;
 		attr.cap.max_inline_data = want;
 		if (!rdma_create_qp(ep->re_id, ep->re_pd, &attr))
@@ -368,6 +374,56 @@ int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
 	}, *bad;
 
 	return -ibv_post_send(ep->re_id->qp, &wr, &bad);
+}
+
+/*
+ * Post one Send gathering n entries.  Inline data is copied by the
+ * provider during the post, so its entries need no lkey and their memory
+ * may be reused as soon as this returns.
+ */
+int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
+			   const struct rpcrdma_sge *sges, unsigned int n,
+			   int inline_data, int signaled)
+{
+	struct ibv_sge sge[32];
+	struct ibv_send_wr wr, *bad;
+	unsigned int i;
+
+	if (n > 32 || n > ep->re_max_send_sge)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = sges[i].sg_addr;
+		sge[i].length = sges[i].sg_len;
+		sge[i].lkey = sges[i].sg_lkey;
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uintptr_t)&sc->sc_cqe;
+	wr.sg_list = sge;
+	wr.num_sge = (int)n;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = (inline_data ? IBV_SEND_INLINE : 0) |
+			(signaled ? IBV_SEND_SIGNALED : 0);
+	return -ibv_post_send(ep->re_id->qp, &wr, &bad);
+}
+
+uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep)
+{
+	return ep->re_send_mr->lkey;
+}
+
+struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len)
+{
+	return ibv_reg_mr(ep->re_pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+}
+
+void rpcrdma_dereg_mem(struct ibv_mr *mr)
+{
+	ibv_dereg_mr(mr);
+}
+
+uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr)
+{
+	return mr->lkey;
 }
 
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep)

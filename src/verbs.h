@@ -36,6 +36,14 @@ struct rpcrdma_sendctx {
 	struct rpcrdma_cqe sc_cqe;
 	uint8_t *sc_buf;
 	uint32_t sc_index;
+	uint64_t sc_seq;	/* posting order of the Send it carries */
+};
+
+/* One gather entry of a Send, as the logic above the verbs sees it. */
+struct rpcrdma_sge {
+	uint64_t sg_addr;
+	uint32_t sg_len;
+	uint32_t sg_lkey;
 };
 
 /* A connected (or connecting) endpoint: id, QP, one CQ, buffers. */
@@ -73,6 +81,7 @@ struct rpcrdma_ep_attr {
 	uint32_t ea_nrecv, ea_recv_size;
 	uint32_t ea_nsend, ea_send_size;
 	uint32_t ea_max_inline;		/* asked; the grant may be less */
+	uint32_t ea_max_sge;		/* asked; bounded by the device */
 };
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
@@ -90,6 +99,13 @@ int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep);
 int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
 			     struct rpcrdma_sendctx *sc, uint32_t len,
 			     int signaled);
+int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
+			   const struct rpcrdma_sge *sges, unsigned int n,
+			   int inline_data, int signaled);
+uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep);
+struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
+void rpcrdma_dereg_mem(struct ibv_mr *mr);
+uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr);
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_ack_event(struct rpcrdma_ep *ep);
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);

@@ -18,6 +18,14 @@ extern "C" {
 /* Version of the library actually loaded, "MAJOR.MINOR.PATCH". */
 RPCRDMA_EXPORT const char *rpcrdma_version(void);
 
+/* How a message's Send is built; see rpcrdma_options_init(3). */
+enum rpcrdma_send_strategy {
+	RPCRDMA_SEND_AUTO = 0,		/* chosen per message */
+	RPCRDMA_SEND_INLINE = 1,	/* IBV_SEND_INLINE, no copy, no lkey */
+	RPCRDMA_SEND_PULLUP = 2,	/* one copy into a registered buffer */
+	RPCRDMA_SEND_MAPPED = 3,	/* one SGE per segment from registered memory */
+};
+
 /*
  * Every tunable of a transport, with the defaults that
  * rpcrdma_options_init() fills in.  See rpcrdma_options_init(3).
@@ -30,6 +38,10 @@ struct rpcrdma_options {
 	uint32_t ro_page_threshold;	/* opaques this long are referenced, not copied */
 	uint32_t ro_connect_timeout_ms;	/* address/route resolution and connect */
 	uint32_t ro_max_inline_data;	/* IBV_SEND_INLINE size asked at QP creation */
+	uint32_t ro_send_strategy;	/* enum rpcrdma_send_strategy */
+	uint32_t ro_inline_cutoff;	/* auto: inline when the Send is this small */
+	uint32_t ro_mapped_min;		/* auto: map when this many bytes are referenced */
+	uint32_t ro_mr_cache;		/* hot-path registrations kept; 0: none */
 	const char *ro_source;		/* client: local address to connect from */
 	uint32_t ro_reserved[8];	/* zero; room to grow without an ABI break */
 };
@@ -51,7 +63,18 @@ struct rpcrdma_stats {
 	uint64_t rs_signaled_sends;	/* Sends posted IBV_SEND_SIGNALED */
 	uint64_t rs_recv_posted;	/* Receives posted */
 	uint64_t rs_too_large;		/* messages refused: larger than the inline threshold */
-	uint64_t rs_reserved[16];
+	uint64_t rs_inline_sends;	/* Sends posted IBV_SEND_INLINE */
+	uint64_t rs_inline_bytes;	/* RPC bytes they carried */
+	uint64_t rs_mapped_sends;	/* Sends gathered from registered memory */
+	uint64_t rs_mapped_sges;	/* SGEs those Sends used */
+	uint64_t rs_hardway_register_count; /* registrations made while sending */
+	uint64_t rs_fallback_too_many_sges;	/* strategy refused: SGE limit */
+	uint64_t rs_fallback_too_big_for_inline; /* ... max_inline_data */
+	uint64_t rs_fallback_too_big_for_sendbuf; /* ... send buffer size */
+	uint64_t rs_fallback_not_mappable;	/* ... memory not registered */
+	uint64_t rs_reply_waits_for_send;	/* Reply came before the Send completed */
+	uint64_t rs_inline_granted;	/* max_inline_data the QP really granted */
+	uint64_t rs_reserved[5];
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
@@ -60,6 +83,12 @@ struct rpcrdma_stats {
 RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const char *host, const char *port,
 					rpcprog_t prog, rpcvers_t vers,
 					const struct rpcrdma_options *opts);
+
+/* Register caller memory once, for mapped Sends of many calls. */
+struct rpcrdma_mr;
+RPCRDMA_EXPORT struct rpcrdma_mr *clnt_rdma_reg_mem(CLIENT *cl, void *addr,
+						   size_t len);
+RPCRDMA_EXPORT int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr);
 
 RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
 					const struct rpcrdma_options *opts);

@@ -38,7 +38,7 @@ pair() {
 	else
 		echo "not ok - $kind: $name (client exit $crc, server exit $src)"
 		for f in server client; do
-			sed "s/^/# $f: /" "$work/$name.$f"
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
 		failed=1
 	fi
@@ -76,7 +76,7 @@ killmid() {
 		echo "ok - $kind: $name"
 	else
 		echo "not ok - $kind: $name (client exit $crc)"
-		sed "s/^/# client: /" "$work/$name.client"
+		awk '{ print "# client: " $0 }' "$work/$name.client"
 		failed=1
 	fi
 }
@@ -88,6 +88,17 @@ pair rpc-echo \
 killmid server-killed-mid-call
 
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; }
+
+# Each Send strategy forced on both sides, then auto; mapped also from a
+# caller-registered buffer (no copy, no hot-path registration).
+for st in inline pullup mapped auto; do
+	pair "strategy-$st" \
+		"$b/tests/rdma/echo_server -s $st -a $srv" \
+		"$b/tests/rdma/echo_client -s $st -I 512 -a $srv -b $cli -t 4 -n 50"
+done
+pair strategy-mapped-registered \
+	"$b/tests/rdma/echo_server -s mapped -a $srv" \
+	"$b/tests/rdma/echo_client -s mapped -R -a $srv -b $cli -t 4 -n 50"
 
 pair rpc-echo-own-loop \
 	"$b/tests/rdma/echo_server -l -a $srv" \

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "strategy_check.h"
 
 static const char *prog_name = "echo_client";
 
@@ -192,6 +193,8 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
+	int strategy = 0, register_buf = 0;
+	struct rpcrdma_mr *mr = NULL;
 	const unsigned inline_max = 4096 - 28 - 40 - 4;
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
@@ -204,11 +207,19 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:")) != -1) {
 		switch (c) {
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
 		case 'B': bench_secs = atof(optarg); break;
+		case 's':
+			strategy = strategy_parse(optarg);
+			if (strategy < 0)
+				die("unknown strategy %s", optarg);
+			o.ro_send_strategy = (uint32_t)strategy;
+			break;
+		case 'R': register_buf = 1; break;
+		case 'I': o.ro_max_inline_data = (uint32_t)atoi(optarg); break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'm': max = (unsigned)atoi(optarg); break;
@@ -240,9 +251,26 @@ int main(int argc, char **argv)
 	buf = malloc(inline_max + 64);
 	if (!buf)
 		die("out of memory");
+	/* Registered once, the buffer is gathered by mapped Sends as it is. */
+	if (register_buf && !(mr = clnt_rdma_reg_mem(cl, buf, inline_max + 64)))
+		die("clnt_rdma_reg_mem failed");
 	for (len = 0; len <= max; len++)
 		echo_once(cl, len, len, buf);
 	printf("client: %u sizes 0..%u byte-exact\n", max + 1, max);
+	s = stats(cl);
+	strategy_print("client", &s);
+	{
+		const char *why = strategy_verify(strategy, &s, s.rs_calls);
+
+		if (why)
+			die("strategy %d: %s", strategy, why);
+	}
+	if (register_buf && strategy == RPCRDMA_SEND_MAPPED &&
+	    (s.rs_hardway_register_count || s.rs_pullup_bytes))
+		die("mapped Sends from registered memory registered or copied");
+	if (!register_buf && strategy == RPCRDMA_SEND_MAPPED && max > 2048 &&
+	    !s.rs_hardway_register_count)
+		die("mapped Sends from unregistered memory registered nothing");
 
 	/* One byte too many cannot go inline, and no chunks exist yet: the
 	 * call must fail cleanly and the connection must keep working. */
@@ -304,6 +332,8 @@ int main(int argc, char **argv)
 
 	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("SHUTDOWN failed");
+	if (mr && clnt_rdma_dereg_mem(cl, mr))
+		die("clnt_rdma_dereg_mem failed");
 	clnt_destroy(cl);
 	free(buf);
 	free(w);

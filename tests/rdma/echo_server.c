@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "strategy_check.h"
 
 void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
@@ -83,13 +84,21 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
-	int own_loop = 0;
+	int own_loop = 0, strategy = -1;
+	struct rpcrdma_options o;
 	struct rpcrdma_stats st;
 	FILE *f;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:p:r:l")) != -1) {
+	rpcrdma_options_init(&o);
+	while ((c = getopt(argc, argv, "a:p:r:ls:")) != -1) {
 		switch (c) {
+		case 's':
+			strategy = strategy_parse(optarg);
+			if (strategy < 0)
+				return 2;
+			o.ro_send_strategy = (uint32_t)strategy;
+			break;
 		case 'l': own_loop = 1; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -101,7 +110,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: echo_server -a ADDR -p PORT -r READYFILE\n");
 		return 2;
 	}
-	listener = svc_rdma_create(addr, port, NULL);
+	listener = svc_rdma_create(addr, port, &o);
 	if (!listener) {
 		clnt_pcreateerror("svc_rdma_create");
 		return 1;
@@ -129,5 +138,15 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_replies,
 		       (unsigned long long)st.rs_bad_calls,
 		       (unsigned long long)st.rs_pullup_sends);
+	if (strategy >= 0) {
+		const char *why;
+
+		strategy_print("server", &st);
+		why = strategy_verify(strategy, &st, st.rs_replies + st.rs_bad_calls);
+		if (why) {
+			printf("server: FAIL: strategy %d: %s\n", strategy, why);
+			return 1;
+		}
+	}
 	return 0;
 }
