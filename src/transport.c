@@ -42,7 +42,7 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 	o->ro_max_inline_data = 256;
 	o->ro_send_strategy = RPCRDMA_SEND_AUTO;
 	o->ro_inline_cutoff = 256;
-	o->ro_mapped_min = 1024;
+	o->ro_mapped_min = 8192;
 	o->ro_mr_cache = 32;
 	/* The process-wide default strategy, e.g. RPCRDMA_SEND_STRATEGY=mapped. */
 	{

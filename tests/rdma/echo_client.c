@@ -141,6 +141,7 @@ static int killed_server(CLIENT *cl, const char *flag)
 /* Bench: NULL calls from `threads` threads for `secs` seconds (informational). */
 struct bencher {
 	CLIENT *b_cl;
+	unsigned b_payload;		/* 0: NULL calls, else ECHO_BYTES */
 	double b_end;
 	unsigned long b_calls;
 	pthread_t b_thread;
@@ -149,18 +150,33 @@ struct bencher {
 static void *bench_work(void *arg)
 {
 	struct bencher *b = arg;
+	char *buf = calloc(1, b->b_payload + 1);
+	echo_bytes arg_, res;
 
+	if (!buf)
+		die("out of memory");
 	while (now() < b->b_end) {
-		enum clnt_stat st = echo_null_1(NULL, NULL, b->b_cl);
+		enum clnt_stat st;
 
+		if (b->b_payload) {
+			arg_.echo_bytes_len = b->b_payload;
+			arg_.echo_bytes_val = buf;
+			memset(&res, 0, sizeof(res));
+			st = echo_bytes_1(&arg_, &res, b->b_cl);
+			if (st == RPC_SUCCESS)
+				xdr_free((xdrproc_t)xdr_echo_bytes, (char *)&res);
+		} else {
+			st = echo_null_1(NULL, NULL, b->b_cl);
+		}
 		if (st != RPC_SUCCESS)
-			die("NULL call failed during the bench: %s", clnt_sperrno(st));
+			die("call failed during the bench: %s", clnt_sperrno(st));
 		b->b_calls++;
 	}
+	free(buf);
 	return NULL;
 }
 
-static int bench(CLIENT *cl, unsigned threads, double secs)
+static int bench(CLIENT *cl, unsigned threads, double secs, unsigned payload)
 {
 	struct bencher *b = calloc(threads, sizeof(*b));
 	unsigned long total = 0;
@@ -171,6 +187,7 @@ static int bench(CLIENT *cl, unsigned threads, double secs)
 		die("out of memory");
 	for (i = 0; i < threads; i++) {
 		b[i].b_cl = cl;
+		b[i].b_payload = payload;
 		b[i].b_end = t0 + secs;
 		if (pthread_create(&b[i].b_thread, NULL, bench_work, &b[i]))
 			die("pthread_create");
@@ -180,8 +197,8 @@ static int bench(CLIENT *cl, unsigned threads, double secs)
 		total += b[i].b_calls;
 	}
 	secs = now() - t0;
-	printf("bench: %u in flight: %lu NULL calls in %.2f s: %.0f calls/s, "
-	       "mean round trip %.1f us\n", threads, total, secs,
+	printf("bench: payload %u in flight %u: %lu calls in %.2f s: %.0f calls/s, "
+	       "mean round trip %.1f us\n", payload, threads, total, secs,
 	       (double)total / secs, secs * 1e6 * threads / (double)total);
 	free(b);
 	echo_shutdown_1(NULL, NULL, cl);
@@ -194,6 +211,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0;
+	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
 	const unsigned inline_max = 4096 - 28 - 40 - 4;
 	struct rpcrdma_options o;
@@ -207,7 +225,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:")) != -1) {
 		switch (c) {
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
@@ -219,6 +237,8 @@ int main(int argc, char **argv)
 			o.ro_send_strategy = (uint32_t)strategy;
 			break;
 		case 'R': register_buf = 1; break;
+		case 'P': payload = (unsigned)atoi(optarg); break;
+		case 'T': o.ro_inline_send = o.ro_inline_recv = (uint32_t)atoi(optarg); break;
 		case 'I': o.ro_max_inline_data = (uint32_t)atoi(optarg); break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -241,7 +261,7 @@ int main(int argc, char **argv)
 	if (kill_flag)
 		return killed_server(cl, kill_flag);
 	if (bench_secs > 0)
-		return bench(cl, threads, bench_secs);
+		return bench(cl, threads, bench_secs, payload);
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and

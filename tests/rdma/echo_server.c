@@ -91,8 +91,11 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:p:r:ls:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:ls:T:")) != -1) {
 		switch (c) {
+		case 'T':
+			o.ro_inline_send = o.ro_inline_recv = (uint32_t)atoi(optarg);
+			break;
 		case 's':
 			strategy = strategy_parse(optarg);
 			if (strategy < 0)
