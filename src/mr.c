@@ -1,8 +1,10 @@
 /*
  * The registration table behind mapped Sends.  Lookups find a registration
- * covering a segment; a miss registers the segment's pages "the hard way"
- * into a bounded cache, evicting the least recently used entry whose last
- * Send has completed (an entry still referenced by a Send is never freed).
+ * covering a segment; a miss registers the segment's pages "the hard way".
+ * Such a registration lives for one Send by default: a cached one would
+ * map stale pages if the program freed the memory and the same addresses
+ * came back.  With a cache allowed, the least recently used entry whose
+ * last Send completed is evicted (one still referenced is never freed).
  */
 #include "config.h"
 #include <errno.h>
@@ -91,6 +93,22 @@ int rpcrdma_mr_remove_user(struct rpcrdma_mr_table *t, struct rpcrdma_mr *mr)
 	return 0;
 }
 
+/* Free the one-shot registrations whose Send has completed. */
+static void mr_reap_oneshot(struct rpcrdma_mr_table *t, uint64_t completed_seq)
+{
+	struct rpcrdma_mr **pp = &t->mt_head, *mr;
+
+	while ((mr = *pp)) {
+		if (mr->mr_oneshot && mr->mr_last_seq <= completed_seq) {
+			*pp = mr->mr_next;
+			t->mt_cached--;
+			mr_free(mr);
+			continue;
+		}
+		pp = &mr->mr_next;
+	}
+}
+
 /* A registration covering [addr, addr+len), user ones first. */
 int rpcrdma_mr_find(struct rpcrdma_mr_table *t, const void *addr, size_t len,
 		    struct rpcrdma_mr **mrp)
@@ -101,8 +119,8 @@ int rpcrdma_mr_find(struct rpcrdma_mr_table *t, const void *addr, size_t len,
 	if (a + len < a)
 		return -EINVAL;
 	for (mr = t->mt_head; mr; mr = mr->mr_next)
-		if (a >= mr->mr_start && a + len <= mr->mr_end &&
-		    (!hit || mr->mr_user))
+		if (!mr->mr_oneshot && a >= mr->mr_start &&
+		    a + len <= mr->mr_end && (!hit || mr->mr_user))
 			hit = mr;
 	if (!hit)
 		return -ENOENT;
@@ -139,16 +157,16 @@ int rpcrdma_mr_map(struct rpcrdma_mr_table *t, struct rpcrdma_ep *ep,
 	struct rpcrdma_mr *mr;
 
 	*hardway = 0;
+	mr_reap_oneshot(t, completed_seq);
 	if (rpcrdma_mr_find(t, addr, len, &mr)) {
-		if (!t->mt_max_cached)
-			return -ENOENT;
-		if (t->mt_cached >= t->mt_max_cached &&
+		if (t->mt_max_cached && t->mt_cached >= t->mt_max_cached &&
 		    mr_evict(t, completed_seq))
 			return -EBUSY;
 		mr = mr_insert(t, ep, (uintptr_t)addr & ~mask,
 			       ((uintptr_t)addr + len + mask) & ~mask, 0);
 		if (!mr)
 			return -ENOMEM;
+		mr->mr_oneshot = !t->mt_max_cached;
 		*hardway = 1;
 	}
 	mr->mr_last_seq = seq;

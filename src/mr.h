@@ -1,7 +1,8 @@
 /*
  * Memory registrations a transport can map Sends from: buffers the caller
- * registered once (clnt_rdma_reg_mem), and a bounded cache of
- * registrations made on the hot path for memory nobody registered.
+ * registered once (clnt_rdma_reg_mem), and registrations made on the hot
+ * path for memory nobody registered: one-shot by default, or kept in a
+ * bounded cache when the program allows it.
  */
 #ifndef RPCRDMA_MR_H
 #define RPCRDMA_MR_H
@@ -14,6 +15,7 @@ struct rpcrdma_mr {
 	uintptr_t mr_start, mr_end;	/* [start, end) covered */
 	struct ibv_mr *mr_ibv;
 	int mr_user;			/* registered by the caller, never evicted */
+	int mr_oneshot;			/* for one Send only: freed once it completed */
 	uint64_t mr_last_seq;		/* newest Send that used it */
 	uint64_t mr_lru;		/* last use, for eviction */
 	struct rpcrdma_mr *mr_next;
@@ -22,7 +24,7 @@ struct rpcrdma_mr {
 struct rpcrdma_mr_table {
 	struct rpcrdma_mr *mt_head;
 	unsigned int mt_cached;		/* cache entries (mr_user == 0) */
-	unsigned int mt_max_cached;	/* 0: no cache, only user memory maps */
+	unsigned int mt_max_cached;	/* 0: no cache, register per Send */
 	uint64_t mt_clock;
 };
 

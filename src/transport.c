@@ -43,7 +43,7 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 	o->ro_send_strategy = RPCRDMA_SEND_AUTO;
 	o->ro_inline_cutoff = 256;
 	o->ro_mapped_min = 8192;
-	o->ro_mr_cache = 32;
+	o->ro_mr_cache = 0;
 	/* The process-wide default strategy, e.g. RPCRDMA_SEND_STRATEGY=mapped. */
 	{
 		const char *env = getenv("RPCRDMA_SEND_STRATEGY");
@@ -206,23 +206,6 @@ static void send_limits(const struct rpcrdma_xprt *x,
 	sl->sl_mapped_min = x->rx_opts.ro_mapped_min;
 }
 
-/* Whether every referenced segment has, or may get, an lkey. Lock held. */
-static bool refs_mappable(struct rpcrdma_xprt *x,
-			  const struct rpcrdma_xdr_buf *xb)
-{
-	struct rpcrdma_mr *mr;
-	unsigned int i;
-
-	if (x->rx_mrs.mt_max_cached)
-		return true;
-	for (i = 0; i < xb->xb_nsegs; i++)
-		if (xb->xb_segs[i].xs_ref && xb->xb_segs[i].xs_len &&
-		    rpcrdma_mr_find(&x->rx_mrs, xb->xb_segs[i].xs_base,
-				    xb->xb_segs[i].xs_len, &mr))
-			return false;
-	return true;
-}
-
 /*
  * Turn an SGE plan into gather entries with lkeys.  Mapping caller memory
  * may register it now (counted); failing that, the caller falls back.
@@ -291,7 +274,8 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 	*seqp = 0;
 	pthread_mutex_lock(&x->rx_lock);
 	send_limits(x, &sl);
-	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, refs_mappable(x, xb), &ms);
+	/* Any memory can be registered when needed (counted). */
+	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, true, &ms);
 	rc = rpcrdma_choose(&ms, &sl, (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy,
 			    &ch);
 	if (rc) {

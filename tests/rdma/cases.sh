@@ -96,6 +96,9 @@ for st in inline pullup mapped auto; do
 		"$b/tests/rdma/echo_server -s $st -a $srv" \
 		"$b/tests/rdma/echo_client -s $st -I 512 -a $srv -b $cli -t 4 -n 50"
 done
+pair strategy-mapped-cached \
+	"$b/tests/rdma/echo_server -s mapped -a $srv" \
+	"$b/tests/rdma/echo_client -s mapped -C 8 -a $srv -b $cli -t 4 -n 50"
 pair strategy-mapped-registered \
 	"$b/tests/rdma/echo_server -s mapped -a $srv" \
 	"$b/tests/rdma/echo_client -s mapped -R -a $srv -b $cli -t 4 -n 50"

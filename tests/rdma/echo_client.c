@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:")) != -1) {
 		switch (c) {
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
@@ -237,6 +237,7 @@ int main(int argc, char **argv)
 			o.ro_send_strategy = (uint32_t)strategy;
 			break;
 		case 'R': register_buf = 1; break;
+		case 'C': o.ro_mr_cache = (uint32_t)atoi(optarg); break;
 		case 'P': payload = (unsigned)atoi(optarg); break;
 		case 'T': o.ro_inline_send = o.ro_inline_recv = (uint32_t)atoi(optarg); break;
 		case 'I': o.ro_max_inline_data = (uint32_t)atoi(optarg); break;
@@ -251,10 +252,19 @@ int main(int argc, char **argv)
 	if (!addr || !port)
 		die("usage: echo_client -a ADDR -p PORT [-m MAXLEN] [-t THREADS] [-n CALLS]");
 
-	cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o);
-	if (!cl) {
-		clnt_pcreateerror("clnt_rdma_create");
-		die("cannot create the client");
+	/* The server listens already (the harness waited for it), but a
+	 * connection attempt on the emulated test bed can still fail
+	 * half-way; retry for a while, as a client of a restarting server
+	 * would. */
+	{
+		double give_up = now() + 30;
+
+		while (!(cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o))) {
+			clnt_pcreateerror("clnt_rdma_create");
+			if (now() > give_up)
+				die("cannot create the client");
+			usleep(200 * 1000);
+		}
 	}
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));
@@ -291,6 +301,12 @@ int main(int argc, char **argv)
 	if (!register_buf && strategy == RPCRDMA_SEND_MAPPED && max > 2048 &&
 	    !s.rs_hardway_register_count)
 		die("mapped Sends from unregistered memory registered nothing");
+	/* One buffer, reused: a cache registers it a page range at a time,
+	 * not once per Send. */
+	if (o.ro_mr_cache && strategy == RPCRDMA_SEND_MAPPED &&
+	    s.rs_hardway_register_count > 16)
+		die("the registration cache registered %llu times",
+		    (unsigned long long)s.rs_hardway_register_count);
 
 	/* One byte too many cannot go inline, and no chunks exist yet: the
 	 * call must fail cleanly and the connection must keep working. */
