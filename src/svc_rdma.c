@@ -42,7 +42,7 @@ struct svc_rdma_listener {
 };
 
 static const struct xp_ops conn_ops, listener_ops;
-static const struct xp_ops2 conn_ops2, listener_ops2;
+static const struct xp_ops2 svc_rdma_ops2;
 
 static struct svc_rdma_conn *to_conn(SVCXPRT *xprt)
 {
@@ -371,7 +371,8 @@ static const struct xp_ops conn_ops = {
 	.xp_destroy = conn_destroy,
 };
 
-static const struct xp_ops2 conn_ops2 = {
+/* Listener and connections alike answer no svc_control() request. */
+static const struct xp_ops2 svc_rdma_ops2 = {
 	.xp_control = conn_control,
 };
 
@@ -433,7 +434,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	c->sc_lst = l;
 	c->sc_xprt.xp_fd = x->rx_ep.re_comp_ch->fd;
 	c->sc_xprt.xp_ops = &conn_ops;
-	c->sc_xprt.xp_ops2 = &conn_ops2;
+	c->sc_xprt.xp_ops2 = &svc_rdma_ops2;
 	c->sc_xprt.xp_netid = "rdma";
 	c->sc_xprt.xp_tp = "rdma";
 	c->sc_xprt.xp_p3 = &c->sc_ext;
@@ -536,9 +537,6 @@ static const struct xp_ops listener_ops = {
 	.xp_destroy = lst_destroy,
 };
 
-static const struct xp_ops2 listener_ops2 = {
-	.xp_control = conn_control,
-};
 
 SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			 const struct rpcrdma_options *opts)
@@ -566,7 +564,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 	l->sl_xprt.xp_fd = l->sl_ch->fd;
 	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
 	l->sl_xprt.xp_ops = &listener_ops;
-	l->sl_xprt.xp_ops2 = &listener_ops2;
+	l->sl_xprt.xp_ops2 = &svc_rdma_ops2;
 	l->sl_xprt.xp_netid = "rdma";
 	l->sl_xprt.xp_tp = "rdma";
 	l->sl_xprt.xp_p3 = &l->sl_ext;
