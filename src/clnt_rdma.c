@@ -114,14 +114,19 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		    rep->rr_len, rc, h.rh_xid, h.rh_proc);
 	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
 	     find_req(cr, h.rh_xid) : NULL;
-	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq &&
-	    rq->rq_state == RQ_SENT) {
-		/* The server refused our Call; it is not coming back. */
-		rq->rq_state = RQ_FAILED;
-		rq->rq_err = h.rh_err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT :
-			     -EPROTO;
+	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq) {
+		/* The server refused our Call; no Reply is coming. */
+		if (rq->rq_state == RQ_SENT) {
+			rq->rq_state = RQ_FAILED;
+			rq->rq_err = h.rh_err == RPCRDMA_ERR_VERS ?
+				     -EPROTONOSUPPORT : -EPROTO;
+			pthread_cond_signal(&rq->rq_cond);
+		} else if (rq->rq_state == RQ_ABANDONED) {
+			rq->rq_state = RQ_FREE;
+			cr->cr_inflight--;
+			pthread_cond_broadcast(&cr->cr_credit_cond);
+		}
 		cr->cr_x.rx_stats.rs_bad_replies++;
-		pthread_cond_signal(&rq->rq_cond);
 		goto out_repost;
 	}
 	if (rc || h.rh_proc != RPCRDMA_MSG || !rq ||
@@ -233,12 +238,23 @@ static void *progress(void *arg)
 	return NULL;
 }
 
+/* Record a call's outcome for clnt_geterr(); calls may run in parallel. */
+static enum clnt_stat put_err(struct clnt_rdma *cr, const struct rpc_err *e)
+{
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_err = *e;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return e->re_status;
+}
+
 static enum clnt_stat set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
 {
-	memset(&cr->cr_err, 0, sizeof(cr->cr_err));
-	cr->cr_err.re_status = st;
-	cr->cr_err.re_errno = err < 0 ? -err : err;
-	return st;
+	struct rpc_err e;
+
+	memset(&e, 0, sizeof(e));
+	e.re_status = st;
+	e.re_errno = err < 0 ? -err : err;
+	return put_err(cr, &e);
 }
 
 /* Wait for a credit and a free slot; the slot is ours on success. Lock held. */
@@ -308,6 +324,7 @@ static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 				   xdrproc_t xres, void *resp)
 {
 	struct rpcrdma_rep *rep = rq->rq_rep;
+	struct rpc_err err;
 	struct rpc_msg msg;
 	XDR xdrs;
 	enum clnt_stat st;
@@ -322,8 +339,8 @@ static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		XDR_DESTROY(&xdrs);
 		return set_err(cr, RPC_CANTDECODERES, EBADMSG);
 	}
-	_seterr_reply(&msg, &cr->cr_err);
-	st = cr->cr_err.re_status;
+	_seterr_reply(&msg, &err);
+	st = put_err(cr, &err);
 	if (st == RPC_SUCCESS) {
 		if (!AUTH_VALIDATE(cr->cr_clnt.cl_auth, &msg.acpted_rply.ar_verf))
 			st = set_err(cr, RPC_AUTHERROR, 0);
@@ -440,7 +457,11 @@ static void clnt_rdma_abort(CLIENT *cl)
 
 static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *err)
 {
-	*err = to_cr(cl)->cr_err;
+	struct clnt_rdma *cr = to_cr(cl);
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	*err = cr->cr_err;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
 
 static bool_t clnt_rdma_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
