@@ -248,133 +248,177 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 }
 
 /*
+ * Take a send context, waiting while the ring is empty (counted).  Without
+ * a progress thread the waiter reaps completions itself.  Lock held.
+ */
+static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
+{
+	struct timespec now;
+	int idx;
+
+	for (;;) {
+		if (x->rx_dead)
+			return x->rx_dead;
+		idx = rpcrdma_sendctx_get(&x->rx_ring);
+		if (idx >= 0)
+			return idx;
+		x->rx_stats.rs_empty_sendctx_q++;
+		if (!x->rx_reap) {
+			if (pthread_cond_timedwait(&x->rx_sendctx_cond,
+						   &x->rx_lock, deadline) ==
+			    ETIMEDOUT)
+				return -ETIMEDOUT;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > deadline->tv_sec ||
+		    (now.tv_sec == deadline->tv_sec &&
+		     now.tv_nsec >= deadline->tv_nsec))
+			return -ETIMEDOUT;
+		pthread_mutex_unlock(&x->rx_lock);
+		x->rx_reap(x->rx_reap_arg);
+		pthread_mutex_lock(&x->rx_lock);
+	}
+}
+
+/* Inline: the provider copies header and segments while posting. */
+static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+		       const void *hdr, uint32_t hdrlen,
+		       const struct rpcrdma_xdr_buf *xb, int *sig)
+{
+	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
+	struct rpcrdma_sge_plan pl;
+	int rc;
+
+	rpcrdma_plan_sges(RPCRDMA_NOCH_INLINE, hdr, hdrlen, xb, &pl);
+	fill_sges(x, &pl, sc, 0, 1, sc->sc_seq, sg);
+	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, false);
+	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 1, *sig > 0);
+	if (!rc) {
+		x->rx_stats.rs_inline_sends++;
+		x->rx_stats.rs_inline_bytes += rpcrdma_xdrbuf_len(xb);
+	}
+	return rc;
+}
+
+/* Pull-up: one copy into the context's registered buffer, one SGE. */
+static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+		       const void *hdr, uint32_t hdrlen,
+		       const struct rpcrdma_xdr_buf *xb, int *sig)
+{
+	size_t len = rpcrdma_xdrbuf_len(xb);
+	int rc;
+
+	memcpy(sc->sc_buf, hdr, hdrlen);
+	rpcrdma_xdrbuf_copy_out(xb, sc->sc_buf + hdrlen,
+				x->rx_ep.re_send_size - hdrlen);
+	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, false);
+	rc = rpcrdma_post_send_pullup(&x->rx_ep, sc, (uint32_t)(hdrlen + len),
+				      *sig > 0);
+	if (!rc) {
+		x->rx_stats.rs_pullup_sends++;
+		x->rx_stats.rs_pullup_bytes += len;
+	}
+	return rc;
+}
+
+/*
+ * Mapped: the header from the context's buffer, every segment where it
+ * is.  The device reads the caller's memory and the scratch, both reused
+ * once the call returns, so the Send is always signaled and *seqp tells
+ * the caller which completion to wait for.  -ENOENT (nothing posted)
+ * when some memory could not be registered.
+ */
+static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+		       const void *hdr, uint32_t hdrlen,
+		       const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
+		       int *sig, uint64_t *seqp)
+{
+	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
+	struct rpcrdma_sge_plan pl;
+	int rc;
+
+	rpcrdma_plan_sges(RPCRDMA_NOCH_MAPPED, hdr, hdrlen, xb, &pl);
+	memcpy(sc->sc_buf, hdr, hdrlen);
+	if (fill_sges(x, &pl, sc, scratch_lkey, 0, sc->sc_seq, sg))
+		return -ENOENT;
+	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, true);
+	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, *sig > 0);
+	if (!rc) {
+		x->rx_stats.rs_mapped_sends++;
+		x->rx_stats.rs_mapped_sges += pl.sp_nsge;
+		*seqp = sc->sc_seq;
+	}
+	return rc;
+}
+
+/*
  * Post one message: the chooser picks inline, pull-up or mapped for this
  * shape on this QP (or honours the forced strategy, falling back when it
- * cannot carry the message, counted), then one helper per kind builds the
- * Send.  Holding rx_lock from get() to post keeps posting order equal to
+ * cannot carry the message, counted), then one helper builds the Send.
+ * Holding rx_lock from get() to post keeps posting order equal to
  * decision order, which the ring's signaling logic relies on.
  *
- * Returns 0 and sets *seqp to 0, or, when the Send references caller
- * memory, to the Send's sequence number: the caller must then wait with
- * rpcrdma_xprt_wait_send() before that memory may change.
+ * Returns 0 and sets *seqp to 0, or, for a Send that gathers memory the
+ * caller will reuse, to its sequence number: the caller must then wait
+ * with rpcrdma_xprt_wait_send() before reusing that memory.
  */
 int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		      const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
 		      const struct timespec *deadline, uint64_t *seqp)
 {
-	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
+	enum rpcrdma_strategy forced =
+		(enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	struct rpcrdma_send_limits sl;
 	struct rpcrdma_msg_shape ms;
 	struct rpcrdma_choice ch;
-	struct rpcrdma_sge_plan pl;
 	struct rpcrdma_sendctx *sc;
-	size_t len = rpcrdma_xdrbuf_len(xb);
-	int idx, sig, rc;
+	int idx, sig = 0, rc;
 
 	*seqp = 0;
 	pthread_mutex_lock(&x->rx_lock);
 	send_limits(x, &sl);
 	/* Any memory can be registered when needed (counted). */
 	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, true, &ms);
-	rc = rpcrdma_choose(&ms, &sl, (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy,
-			    &ch);
+	rc = rpcrdma_choose(&ms, &sl, forced, &ch);
 	if (rc) {
 		x->rx_stats.rs_too_large++;
 		goto out_unlock;
 	}
-	for (;;) {
-		if (x->rx_dead) {
-			rc = x->rx_dead;
-			goto out_unlock;
-		}
-		idx = rpcrdma_sendctx_get(&x->rx_ring);
-		if (idx >= 0)
-			break;
-		x->rx_stats.rs_empty_sendctx_q++;
-		if (x->rx_reap) {
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > deadline->tv_sec ||
-			    (now.tv_sec == deadline->tv_sec &&
-			     now.tv_nsec >= deadline->tv_nsec)) {
-				rc = -ETIMEDOUT;
-				goto out_unlock;
-			}
-			pthread_mutex_unlock(&x->rx_lock);
-			x->rx_reap(x->rx_reap_arg);
-			pthread_mutex_lock(&x->rx_lock);
-			continue;
-		}
-		rc = pthread_cond_timedwait(&x->rx_sendctx_cond, &x->rx_lock,
-					    deadline);
-		if (rc == ETIMEDOUT) {
-			rc = -ETIMEDOUT;
-			goto out_unlock;
-		}
+	idx = get_sendctx(x, deadline);
+	if (idx < 0) {
+		rc = idx;
+		goto out_unlock;
 	}
 	sc = &x->rx_ep.re_sendctxs[idx];
 	sc->sc_seq = ++x->rx_send_seq;
 
 	if (ch.ch_type == RPCRDMA_NOCH_MAPPED) {
-		rpcrdma_plan_sges(ch.ch_type, hdr, (uint32_t)hdrlen, xb, &pl);
-		memcpy(sc->sc_buf, hdr, hdrlen);
-		if (fill_sges(x, &pl, sc, scratch_lkey, 0, sc->sc_seq, sg)) {
-			/* Could not register the memory: copy it instead. */
-			count_fallback(&x->rx_stats, RPCRDMA_FB_NOT_MAPPABLE);
-			ch.ch_type = len + hdrlen <= sl.sl_sendbuf ?
-				     RPCRDMA_NOCH_PULLUP : RPCRDMA_NOCH_INLINE;
-			ch.ch_fallback = RPCRDMA_FB_NONE;
-			if (ch.ch_type == RPCRDMA_NOCH_INLINE &&
-			    len + hdrlen > sl.sl_max_inline) {
-				rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
-				rc = -ENOMEM;
-				goto out_unlock;
-			}
+		rc = send_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, scratch_lkey,
+				 &sig, seqp);
+		if (rc != -ENOENT)
+			goto out_posted;
+		/* The memory could not be registered: choose again without
+		 * mapping; the chooser reports (and we count) why. */
+		ms.ms_mappable = false;
+		if (rpcrdma_choose(&ms, &sl, forced, &ch) ||
+		    ch.ch_type == RPCRDMA_NOCH_MAPPED) {
+			rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
+			rc = -ENOMEM;
+			goto out_unlock;
 		}
 	}
-	count_fallback(&x->rx_stats, ch.ch_fallback);
-
-	switch (ch.ch_type) {
-	case RPCRDMA_NOCH_INLINE:
-		rpcrdma_plan_sges(ch.ch_type, hdr, (uint32_t)hdrlen, xb, &pl);
-		fill_sges(x, &pl, sc, scratch_lkey, 1, sc->sc_seq, sg);
-		sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, false);
-		rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 1, sig > 0);
-		if (!rc) {
-			x->rx_stats.rs_inline_sends++;
-			x->rx_stats.rs_inline_bytes += len;
-		}
-		break;
-	case RPCRDMA_NOCH_MAPPED:
-		/* The device reads the caller's memory and the scratch, both
-		 * reused once the call returns: always signal, and wait. */
-		sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, true);
-		rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, sig > 0);
-		if (!rc) {
-			x->rx_stats.rs_mapped_sends++;
-			x->rx_stats.rs_mapped_sges += pl.sp_nsge;
-			*seqp = sc->sc_seq;
-		}
-		break;
-	default:
-		memcpy(sc->sc_buf, hdr, hdrlen);
-		rpcrdma_xdrbuf_copy_out(xb, sc->sc_buf + hdrlen,
-					x->rx_ep.re_send_size - hdrlen);
-		sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, (unsigned)idx, false);
-		rc = rpcrdma_post_send_pullup(&x->rx_ep, sc,
-					      (uint32_t)(hdrlen + len), sig > 0);
-		if (!rc) {
-			x->rx_stats.rs_pullup_sends++;
-			x->rx_stats.rs_pullup_bytes += len;
-		}
-		break;
-	}
+	if (ch.ch_type == RPCRDMA_NOCH_INLINE)
+		rc = send_inline(x, sc, hdr, (uint32_t)hdrlen, xb, &sig);
+	else
+		rc = send_pullup(x, sc, hdr, (uint32_t)hdrlen, xb, &sig);
+out_posted:
 	if (rc) {
 		/* Nothing was posted: the QP is broken; the caller gives up. */
 		x->rx_dead = rc;
 		goto out_unlock;
 	}
+	count_fallback(&x->rx_stats, ch.ch_fallback);
 	if (sig > 0)
 		x->rx_stats.rs_signaled_sends++;
 out_unlock:

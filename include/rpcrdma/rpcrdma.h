@@ -52,7 +52,7 @@ RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
 struct rpcrdma_stats {
 	uint64_t rs_calls;		/* client: Calls sent; server: Calls received */
 	uint64_t rs_replies;		/* client: Replies matched; server: Replies sent */
-	uint64_t rs_bad_replies;	/* client: Replies dropped as unparseable or unmatched */
+	uint64_t rs_bad_replies;	/* client: Replies dropped (unparseable, unmatched) and RDMA_ERRORs */
 	uint64_t rs_bad_calls;		/* server: Calls answered with RDMA_ERROR */
 	uint64_t rs_timeouts;		/* client: calls that timed out */
 	uint64_t rs_pullup_sends;	/* Sends posted from the pull-up buffer */

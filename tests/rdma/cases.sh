@@ -85,6 +85,10 @@ pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n 100"
 
+pair bad-replies \
+	"$b/tests/rdma/badserver -a $srv" \
+	"$b/tests/rdma/badreply_client -a $srv -b $cli"
+
 killmid server-killed-mid-call
 
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; }
