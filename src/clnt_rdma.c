@@ -227,12 +227,8 @@ static void *progress(void *arg)
 			break;
 		if (pfd[1].revents)
 			handle_cm(cr);
-		if (pfd[0].revents) {
-			/* Re-arm before draining, so nothing slips between. */
-			while (!rpcrdma_cq_ack_event(&cr->cr_x.rx_ep))
-				;
-			rpcrdma_cq_arm(&cr->cr_x.rx_ep);
-		}
+		if (pfd[0].revents)
+			rpcrdma_cq_rearm(&cr->cr_x.rx_ep);
 		reap(cr);
 	}
 	return NULL;

@@ -94,7 +94,7 @@ int rpcrdma_mr_remove_user(struct rpcrdma_mr_table *t, struct rpcrdma_mr *mr)
 }
 
 /* Free the one-shot registrations whose Send has completed. */
-static void mr_reap_oneshot(struct rpcrdma_mr_table *t, uint64_t completed_seq)
+void rpcrdma_mr_reap(struct rpcrdma_mr_table *t, uint64_t completed_seq)
 {
 	struct rpcrdma_mr **pp = &t->mt_head, *mr;
 
@@ -157,7 +157,6 @@ int rpcrdma_mr_map(struct rpcrdma_mr_table *t, struct rpcrdma_ep *ep,
 	struct rpcrdma_mr *mr;
 
 	*hardway = 0;
-	mr_reap_oneshot(t, completed_seq);
 	if (rpcrdma_mr_find(t, addr, len, &mr)) {
 		if (t->mt_max_cached && t->mt_cached >= t->mt_max_cached &&
 		    mr_evict(t, completed_seq))

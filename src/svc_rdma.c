@@ -77,9 +77,7 @@ static void conn_reap(struct svc_rdma_conn *c)
 	struct rpcrdma_xprt *x = &c->sc_x;
 	int n, i;
 
-	while (!rpcrdma_cq_ack_event(&x->rx_ep))
-		;
-	rpcrdma_cq_arm(&x->rx_ep);
+	rpcrdma_cq_rearm(&x->rx_ep);
 	while ((n = rpcrdma_cq_poll(&x->rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
 		for (i = 0; i < n; i++) {
 			struct rpcrdma_cqe *e = wcs[i].wc_ctx;

@@ -340,6 +340,8 @@ static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 
 	rpcrdma_plan_sges(RPCRDMA_NOCH_MAPPED, hdr, hdrlen, xb, &pl);
 	memcpy(sc->sc_buf, hdr, hdrlen);
+	/* Once per Send: release one-shot registrations of completed ones. */
+	rpcrdma_mr_reap(&x->rx_mrs, x->rx_completed_seq);
 	if (fill_sges(x, &pl, sc, scratch_lkey, 0, sc->sc_seq, sg))
 		return -ENOENT;
 	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, true);

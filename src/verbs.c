@@ -431,16 +431,22 @@ int rpcrdma_cq_arm(struct rpcrdma_ep *ep)
 	return -ibv_req_notify_cq(ep->re_cq, 0);
 }
 
-/* Consume one completion event; -EAGAIN when none is pending. */
-int rpcrdma_cq_ack_event(struct rpcrdma_ep *ep)
+/*
+ * Consume every pending completion event (acked in one call: acking takes
+ * a lock) and re-arm, before the caller drains the CQ, so a completion
+ * that arrives meanwhile still makes the channel readable.
+ */
+int rpcrdma_cq_rearm(struct rpcrdma_ep *ep)
 {
+	unsigned int n = 0;
 	struct ibv_cq *cq;
 	void *ctx;
 
-	if (ibv_get_cq_event(ep->re_comp_ch, &cq, &ctx))
-		return errno == EAGAIN ? -EAGAIN : -errno;
-	ibv_ack_cq_events(cq, 1);
-	return 0;
+	while (!ibv_get_cq_event(ep->re_comp_ch, &cq, &ctx))
+		n++;
+	if (n)
+		ibv_ack_cq_events(ep->re_cq, n);
+	return rpcrdma_cq_arm(ep);
 }
 
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)

@@ -107,7 +107,7 @@ struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
 void rpcrdma_dereg_mem(struct ibv_mr *mr);
 uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr);
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
-int rpcrdma_cq_ack_event(struct rpcrdma_ep *ep);
+int rpcrdma_cq_rearm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);
 
 int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,

@@ -23,10 +23,11 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 #include "rpc_rdma.h"
+#include "rawpeer.h"
 
 enum {
 	BAD_NRECV = 8,		/* receives kept posted */
-	BAD_BUF = 4096,		/* each, as we offer in the private data */
+	BAD_BUF = RAWPEER_BUF,	/* each, as we offer in the private data */
 	BAD_CREDITS = 4,	/* what our Calls ask for */
 	BAD_WAIT_MS = 10000,	/* bounded wait for every completion */
 	BAD_SRV_CREDITS = 32,	/* echo_server's grant (its default) */
@@ -44,34 +45,7 @@ static uint32_t bad_xid = 0x62640000;	/* "bd" */
 static int bad_failed, bad_checks;
 static const char *bad_wrong;		/* BADPEER_WRONG: test of the test */
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("FATAL: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	exit(1);
-}
-
 /* ---- building messages: big-endian words -------------------------------- */
-
-struct msg {
-	uint8_t m_buf[BAD_BUF];
-	size_t m_len;
-};
-
-static void put32(struct msg *m, uint32_t v)
-{
-	uint32_t be = htonl(v);
-
-	if (m->m_len + 4 > sizeof(m->m_buf))
-		die("message overflow");
-	memcpy(m->m_buf + m->m_len, &be, 4);
-	m->m_len += 4;
-}
 
 static void put_words(struct msg *m, int n, ...)
 {
@@ -116,33 +90,6 @@ static void good_call(struct msg *m, uint32_t xid, uint32_t proc)
 
 /* ---- verbs: bounded waits --------------------------------------------- */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* 1: a completion in *wc; 0: none before the deadline. */
-static int poll_cq(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	int64_t deadline = now_ms() + ms;
-	struct timespec nap = { 0, 1000000 };
-
-	for (;;) {
-		int n = ibv_poll_cq(cq, 1, wc);
-
-		if (n < 0)
-			die("ibv_poll_cq: %d", n);
-		if (n == 1)
-			return 1;
-		if (now_ms() >= deadline)
-			return 0;
-		nanosleep(&nap, NULL);
-	}
-}
-
 static void post_recv(uint64_t slot)
 {
 	if (rdma_post_recv(bad_id, (void *)(uintptr_t)slot,
@@ -185,16 +132,6 @@ static int recv_msg(struct msg *m)
 }
 
 /* ---- checks ------------------------------------------------------------ */
-
-static void hexdump(const char *label, const struct msg *m)
-{
-	size_t i;
-
-	printf("#   %s (%zu bytes):", label, m->m_len);
-	for (i = 0; i < m->m_len && i < 32; i++)
-		printf("%s%02x", i % 4 ? "" : " ", m->m_buf[i]);
-	printf("%s\n", m->m_len > 32 ? " ..." : "");
-}
 
 static void result(int ok, const char *fmt, ...)
 {

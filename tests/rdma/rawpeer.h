@@ -1,0 +1,96 @@
+/*
+ * Helpers shared by the raw-verbs test peers (badpeer, badserver): a
+ * message built of big-endian words, a hex dump for diagnostics, a fatal
+ * exit, and a CQ poll bounded by a deadline.  Header-only, test code.
+ */
+#ifndef RAWPEER_H
+#define RAWPEER_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+
+#define RAWPEER_BUF 4096	/* one message, as offered in the private data */
+
+/* Set by each program: prefixes its fatal messages. */
+static const char *rawpeer_name;
+
+struct msg {
+	uint8_t m_buf[RAWPEER_BUF];
+	size_t m_len;
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("%s%sFATAL: ", rawpeer_name ? rawpeer_name : "",
+	       rawpeer_name ? ": " : "");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	exit(1);
+}
+
+static inline void put32(struct msg *m, uint32_t v)
+{
+	uint32_t be = htonl(v);
+
+	if (m->m_len + 4 > sizeof(m->m_buf))
+		die("message overflow");
+	memcpy(m->m_buf + m->m_len, &be, 4);
+	m->m_len += 4;
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	uint32_t be;
+
+	memcpy(&be, p, 4);
+	return ntohl(be);
+}
+
+static inline void hexdump(const char *label, const struct msg *m)
+{
+	size_t i;
+
+	printf("#   %s (%zu bytes):", label, m->m_len);
+	for (i = 0; i < m->m_len && i < 48; i++)
+		printf("%s%02x", i % 4 ? "" : " ", m->m_buf[i]);
+	printf("%s\n", m->m_len > 48 ? " ..." : "");
+}
+
+static inline int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1: a completion in *wc; 0: none before the deadline. */
+static inline int poll_cq(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	int64_t deadline = now_ms() + ms;
+	struct timespec nap = { 0, 1000000 };
+
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			die("ibv_poll_cq: %d", n);
+		if (n == 1)
+			return 1;
+		if (now_ms() >= deadline)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+}
+
+#endif /* RAWPEER_H */
