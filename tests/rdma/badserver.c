@@ -29,10 +29,11 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 #include "rpc_rdma.h"
+#include "rawpeer.h"
 
 enum {
 	BS_NRECV = 8,		/* receives kept posted */
-	BS_BUF = 4096,		/* each; offered both ways in the private data */
+	BS_BUF = RAWPEER_BUF,	/* each; offered both ways in the private data */
 	BS_CREDITS = 32,	/* what the client asks, and what we grant */
 	BS_WAIT_MS = 30000,	/* bounded wait for every completion */
 };
@@ -41,78 +42,7 @@ static struct rdma_cm_id *bs_id;
 static uint8_t *bs_rbuf, *bs_sbuf;
 static struct ibv_mr *bs_rmr, *bs_smr;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("badserver: FATAL: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	exit(1);
-}
-
-struct msg {
-	uint8_t m_buf[BS_BUF];
-	size_t m_len;
-};
-
-static void put32(struct msg *m, uint32_t v)
-{
-	uint32_t be = htonl(v);
-
-	if (m->m_len + 4 > sizeof(m->m_buf))
-		die("message overflow");
-	memcpy(m->m_buf + m->m_len, &be, 4);
-	m->m_len += 4;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t be;
-
-	memcpy(&be, p, 4);
-	return ntohl(be);
-}
-
-static void hexdump(const char *label, const struct msg *m)
-{
-	size_t i;
-
-	printf("#   %s (%zu bytes):", label, m->m_len);
-	for (i = 0; i < m->m_len && i < 48; i++)
-		printf("%s%02x", i % 4 ? "" : " ", m->m_buf[i]);
-	printf("%s\n", m->m_len > 48 ? " ..." : "");
-}
-
 /* ---- verbs: bounded waits --------------------------------------------- */
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int poll_cq(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	int64_t deadline = now_ms() + ms;
-	struct timespec nap = { 0, 1000000 };
-
-	for (;;) {
-		int n = ibv_poll_cq(cq, 1, wc);
-
-		if (n < 0)
-			die("ibv_poll_cq: %d", n);
-		if (n == 1)
-			return 1;
-		if (now_ms() >= deadline)
-			return 0;
-		nanosleep(&nap, NULL);
-	}
-}
 
 static void post_recv(uint64_t slot)
 {
@@ -285,16 +215,11 @@ static void init_qp_attr(struct ibv_qp_init_attr *attr)
 	attr->sq_sig_all = 1;
 }
 
-static void accept_one(const char *addr, const char *port, const char *ready,
-		       struct rdma_cm_id **listen_idp)
+static void listen_on(const char *addr, const char *port, const char *ready,
+		      struct rdma_cm_id **listen_idp)
 {
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
-	struct rpcrdma_cm_private peer;
 	struct rdma_addrinfo hints, *res;
-	struct rdma_conn_param param;
-	struct ibv_qp_init_attr attr;
 	struct rdma_cm_id *listen_id;
-	uint64_t i;
 	FILE *f;
 
 	memset(&hints, 0, sizeof(hints));
@@ -311,6 +236,18 @@ static void accept_one(const char *addr, const char *port, const char *ready,
 	if (!f || fclose(f))
 		die("cannot create %s", ready);
 	printf("# listening on %s:%s\n", addr, port);
+	*listen_idp = listen_id;
+}
+
+/* Accept the next connection; a refused accept waits for another. */
+static void accept_next(struct rdma_cm_id *listen_id)
+{
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
+	struct rpcrdma_cm_private peer;
+	struct rdma_conn_param param;
+	struct ibv_qp_init_attr attr;
+	uint64_t i;
+
 	if (rpcrdma_cm_private_encode(pdata, sizeof(pdata), BS_BUF, BS_BUF,
 				      false) < 0)
 		die("rpcrdma_cm_private_encode");
@@ -347,7 +284,6 @@ static void accept_one(const char *addr, const char *port, const char *ready,
 		rdma_dereg_mr(bs_smr);
 		rdma_destroy_ep(bs_id);
 	}
-	*listen_idp = listen_id;
 }
 
 static void usage(void)
@@ -361,8 +297,9 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *ready = NULL;
 	struct rdma_cm_id *listen_id;
 	struct msg call;
-	int c, more = 1;
+	int c, more = 1, served = 0;
 
+	rawpeer_name = "badserver";
 	while ((c = getopt(argc, argv, "a:p:r:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
@@ -381,10 +318,21 @@ int main(int argc, char **argv)
 	if (!bs_rbuf || !bs_sbuf)
 		die("out of memory");
 
-	accept_one(addr, port, ready, &listen_id);
+	listen_on(addr, port, ready, &listen_id);
+	accept_next(listen_id);
 	while (more) {
-		if (!recv_msg(&call))
-			die("the client left before proc 4");
+		if (!recv_msg(&call)) {
+			if (served)
+				die("the client left before proc 4");
+			/* The attempt died before its first Call (the client
+			 * retries): take the next connection. */
+			rdma_dereg_mr(bs_rmr);
+			rdma_dereg_mr(bs_smr);
+			rdma_destroy_ep(bs_id);
+			accept_next(listen_id);
+			continue;
+		}
+		served = 1;
 		more = serve_call(&call);
 	}
 	rdma_disconnect(bs_id);

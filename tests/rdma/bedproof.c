@@ -117,6 +117,17 @@ static int bp_try_wait_send(struct rdma_cm_id *id)
 	return 0;
 }
 
+/* 0 with the length when the next receive succeeds, -1 otherwise. */
+static int bp_try_wait_recv(struct rdma_cm_id *id, uint32_t *len)
+{
+	struct ibv_wc wc;
+
+	if (rdma_get_recv_comp(id, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
+		return -1;
+	*len = wc.byte_len;
+	return 0;
+}
+
 static void bp_wait_send(struct rdma_cm_id *id, const char *what)
 {
 	struct ibv_wc wc;
@@ -222,7 +233,10 @@ static void run_server(const char *addr, const char *port, const char *ready)
 			if (rdma_post_send(id, NULL, &tgt, sizeof(tgt), NULL,
 					   IBV_SEND_INLINE))
 				die("inline rdma_post_send: %s", strerror(errno));
-			if (!bp_try_wait_send(id))
+			/* The client Writes, then Sends: RC order makes the
+			 * Write visible first.  A flushed receive here means
+			 * this attempt died on the client's side. */
+			if (!bp_try_wait_send(id) && !bp_try_wait_recv(id, &len))
 				break;
 		}
 		note("server: a connection attempt failed; waiting for the next");
@@ -232,8 +246,6 @@ static void run_server(const char *addr, const char *port, const char *ready)
 		rdma_destroy_ep(id);
 	}
 
-	/* The client Writes, then Sends: RC order makes the Write visible first. */
-	len = bp_wait_recv(id, "server recv");
 	bp_check("client->server send", rbuf, BP_C2S_SEND, len, 1);
 	bp_check("client->server rdma write", wbuf, BP_WRITE_LEN, BP_WRITE_LEN, 2);
 

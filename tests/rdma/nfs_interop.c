@@ -156,10 +156,15 @@ int main(int argc, char **argv)
 	memset(&ga, 0, sizeof(ga));
 	mcl = mount_export(server, export, &ga.object);
 
-	cl = clnt_rdma_create(server, port, NFS_PROGRAM, NFS_V3, &o);
-	if (!cl) {
+	/* A connection attempt on the emulated test bed can fail half-way:
+	 * retry a few times before calling it a failure. */
+	for (int tries = 0; !(cl = clnt_rdma_create(server, port, NFS_PROGRAM,
+						    NFS_V3, &o)); tries++) {
 		clnt_pcreateerror("clnt_rdma_create");
-		die("cannot connect to nfsd over RDMA at %s port %s", server, port);
+		if (tries == 20)
+			die("cannot connect to nfsd over RDMA at %s port %s",
+			    server, port);
+		usleep(200 * 1000);
 	}
 	printf("rdma: connected to %s port %s\n", server, port);
 
