@@ -115,4 +115,39 @@ pair bad-headers \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/badpeer -a $srv -b $cli"
 
+# rpcrdma_bench, a short real run: one size under the inline threshold and
+# one over it, every strategy and baseline, each payload verified; the
+# JSON and plot are checked by bench-check.py.  Then one corrupted reply
+# must fail a run.
+bench_case() {
+	name=bench port=20300
+	out=$work/bench
+	timeout 300 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
+		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
+		-p $port -S 64,8K -q 1,4 -D 0.2 -w 0.05 -Q -f json -o "$out.json" \
+		-P "$out.svg" >"$work/bench.client" 2>&1
+	crc=$?
+	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-check.py" "$out.json" \
+		"$out.svg" 4000 >>"$work/bench.client" 2>&1; then
+		echo "ok - $kind: bench"
+	else
+		echo "not ok - $kind: bench (exit $crc)"
+		awk '{ print "# bench: " $0 }' "$work/bench.client"
+		failed=1
+	fi
+	timeout 120 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
+		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
+		-p $((port + 10)) -W echo -S 64 -x inline -q 1 -D 0.2 -w 0 \
+		--corrupt 5 -Q -o "$out-corrupt.txt" >"$work/bench-corrupt.client" 2>&1
+	crc=$?
+	if [ $crc -eq 1 ] && grep -q "FAILED: .*differs" "$work/bench-corrupt.client"; then
+		echo "ok - $kind: bench-corrupt-fails"
+	else
+		echo "not ok - $kind: bench-corrupt-fails (exit $crc, expected 1 and a mismatch)"
+		awk '{ print "# bench: " $0 }' "$work/bench-corrupt.client"
+		failed=1
+	fi
+}
+bench_case
+
 exit $failed

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""bench-formats.py DIR: the bench's JSON, CSV and SVG outputs in DIR (written
+by bench_fixture) parse back and agree: every cell with every key and the right
+types, the same rows in the CSV, and one SVG series per strategy and panel.
+Standard library only; exit 0 if all hold, 1 with the reasons otherwise."""
+
+import csv
+import json
+import math
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+STRATEGIES = ["inline", "pullup", "mapped", "auto", "raw-poll", "raw-event",
+              "raw-write", "raw-read", "tcp"]
+FIXED = {"inline", "pullup", "mapped"}
+RPC = FIXED | {"auto"}
+STATUSES = {"ok", "needs-chunks", "failed"}
+COUNTERS = ["calls", "inline_sends", "pullup_sends", "pullup_bytes",
+            "mapped_sends", "registrations", "sendctx_waits", "credit_waits",
+            "too_large", "fallbacks"]
+LAT = ["mean", "p50", "p99", "p999", "min", "max"]
+SVG = "{http://www.w3.org/2000/svg}"
+
+errors = []
+
+
+def fail(msg):
+    errors.append(msg)
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_num(v):
+    return (is_int(v) or isinstance(v, float)) and math.isfinite(v)
+
+
+def is_opt_num(v):
+    return v is None or is_num(v)
+
+
+def reject_constant(name):
+    raise ValueError("JSON has %s, which is not JSON" % name)
+
+
+# ---- JSON -------------------------------------------------------------------
+
+def check_types(i, o):
+    where = "json[%d] (%s %s %s)" % (i, o.get("workload"), o.get("size"),
+                                     o.get("strategy"))
+    want = {
+        "testbed": lambda v: v is None or isinstance(v, str),
+        "workload": lambda v: isinstance(v, str) and v,
+        "size": lambda v: is_int(v) and v >= 0,
+        "strategy": lambda v: v in STRATEGIES,
+        "inflight": lambda v: is_int(v) and v >= 1,
+        "threads": is_int,
+        "connections": is_int,
+        "status": lambda v: v in STATUSES,
+        "note": lambda v: isinstance(v, str),
+        "calls": lambda v: is_int(v) and v >= 0,
+        "seconds": is_num,
+        "calls_per_s": is_num,
+        "mb_per_s": is_num,
+        "lat_us": lambda v: isinstance(v, dict) and sorted(v) == sorted(LAT)
+        and all(is_num(v[k]) for k in LAT),
+        "cpu_us_per_call": lambda v: isinstance(v, dict)
+        and sorted(v) == ["client", "server"]
+        and all(is_opt_num(v[k]) for k in v),
+        "counters": lambda v: v is None or (
+            isinstance(v, dict) and sorted(v) == ["client", "server"]
+            and all(isinstance(v[s], dict) and sorted(v[s]) == sorted(COUNTERS)
+                    and all(is_int(v[s][k]) and v[s][k] >= 0 for k in COUNTERS)
+                    for s in v)),
+        "vs_raw": lambda v: v is None or (is_num(v) and v > 0),
+        "vs_tcp": lambda v: v is None or (is_num(v) and v > 0),
+        "winner": lambda v: isinstance(v, bool),
+    }
+    if sorted(o) != sorted(want):
+        fail("%s: keys %s, want %s" % (where, sorted(o), sorted(want)))
+        return
+    for k, ok in want.items():
+        if not ok(o[k]):
+            fail("%s: bad %s: %r" % (where, k, o[k]))
+    if (o["counters"] is None) != (o["strategy"] not in RPC):
+        fail("%s: counters must be null exactly for baselines" % where)
+
+
+def group_key(o):
+    return (o["workload"], o["size"], o["inflight"])
+
+
+def check_derived(cells):
+    """Winner and ratios agree with the cells they are derived from."""
+    groups = {}
+    for o in cells:
+        groups.setdefault(group_key(o), []).append(o)
+    for key, g in groups.items():
+        ok = [o for o in g if o["status"] == "ok"]
+        fixed = [o for o in ok if o["strategy"] in FIXED]
+        winners = [o for o in g if o["winner"]]
+        if fixed:
+            best = max(o["calls_per_s"] for o in fixed)
+            if len(winners) != 1 or winners[0]["strategy"] not in FIXED or \
+               winners[0]["calls_per_s"] != best:
+                fail("%s: winners %s, want the fixed one with %g calls/s" %
+                     (key, [w["strategy"] for w in winners], best))
+        elif winners:
+            fail("%s: a winner without an OK fixed strategy" % (key,))
+        for base, field in (("raw-poll", "vs_raw"), ("tcp", "vs_tcp")):
+            ref = [o for o in ok if o["strategy"] == base]
+            for o in g:
+                if o["status"] != "ok" or not ref:
+                    if o[field] is not None:
+                        fail("%s %s: %s %r, want null" %
+                             (key, o["strategy"], field, o[field]))
+                    continue
+                want = o["lat_us"]["p50"] / ref[0]["lat_us"]["p50"]
+                if o[field] is None or abs(o[field] - want) > 1e-9 * want:
+                    fail("%s %s: %s %r, want %g" %
+                         (key, o["strategy"], field, o[field], want))
+
+
+def check_json(path):
+    with open(path, encoding="utf-8") as f:
+        cells = json.load(f, parse_constant=reject_constant)
+    if not isinstance(cells, list) or not cells:
+        fail("%s: not a non-empty array" % path)
+        return []
+    for i, o in enumerate(cells):
+        if not isinstance(o, dict):
+            fail("json[%d]: not an object" % i)
+            return []
+        check_types(i, o)
+    if errors:
+        return cells
+    # what the fixture promises to contain
+    if len({o["workload"] for o in cells}) != 4:
+        fail("json: want cells of all four workloads")
+    if {o["strategy"] for o in cells} != set(STRATEGIES):
+        fail("json: want every strategy, got %s" %
+             sorted({o["strategy"] for o in cells}))
+    if {o["status"] for o in cells} != STATUSES:
+        fail("json: want every status")
+    if {o["inflight"] for o in cells} != {1, 32}:
+        fail("json: want 1 and 32 in flight")
+    failed = [o for o in cells if o["status"] == "failed"]
+    if len(failed) != 1 or '"' not in failed[0]["note"] or \
+       "," not in failed[0]["note"]:
+        fail("json: want one failed cell with a quote and a comma in its note")
+    if not any(o["cpu_us_per_call"]["server"] is None for o in cells):
+        fail("json: want a cell with unknown server CPU (null)")
+    if any(o["testbed"] != 'synthetic "fixture"' for o in cells):
+        fail("json: testbed not carried through")
+    check_derived(cells)
+    return cells
+
+
+# ---- CSV --------------------------------------------------------------------
+
+def check_csv(path, cells):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if len(rows) != len(cells):
+        fail("csv: %d rows, json has %d cells" % (len(rows), len(cells)))
+        return
+    want = ["workload", "size", "strategy", "inflight", "threads",
+            "connections", "status", "note", "calls", "seconds",
+            "calls_per_s", "mb_per_s"]
+    want += ["lat_%s_us" % k for k in LAT]
+    want += ["cpu_client_us_per_call", "cpu_server_us_per_call"]
+    want += ["%s_%s" % (s, k) for s in ("client", "server") for k in COUNTERS]
+    want += ["vs_raw", "vs_tcp", "winner"]
+    header = list(rows[0].keys()) if rows else []
+    if header != want:
+        fail("csv: header %s, want %s" % (header, want))
+        return
+    for i, (r, o) in enumerate(zip(rows, cells)):
+        where = "csv row %d" % (i + 1)
+        if None in r or any(v is None for v in r.values()):
+            fail("%s: wrong number of fields" % where)
+            continue
+        for k in ("workload", "strategy", "status", "note"):
+            if r[k] != o[k]:
+                fail("%s: %s %r, json %r" % (where, k, r[k], o[k]))
+        for k in ("size", "inflight", "calls"):
+            if int(r[k]) != o[k]:
+                fail("%s: %s %s, json %s" % (where, k, r[k], o[k]))
+        if not math.isclose(float(r["calls_per_s"]), o["calls_per_s"],
+                            rel_tol=1e-12):
+            fail("%s: calls_per_s %s, json %s" %
+                 (where, r["calls_per_s"], o["calls_per_s"]))
+        if (r["vs_raw"] == "") != (o["vs_raw"] is None):
+            fail("%s: vs_raw %r, json %r" % (where, r["vs_raw"], o["vs_raw"]))
+        if (r["client_calls"] == "") != (o["counters"] is None):
+            fail("%s: counters empty exactly for baselines" % where)
+        if r["winner"] != ("1" if o["winner"] else "0"):
+            fail("%s: winner %s, json %s" % (where, r["winner"], o["winner"]))
+
+
+# ---- SVG --------------------------------------------------------------------
+
+def panel_cells(panel, cells):
+    """The JSON cells a panel shows, keyed by its data attributes."""
+    w, x = panel.get("data-workload"), panel.get("data-x")
+    if x == "size":
+        q = int(panel.get("data-inflight"))
+        return [o for o in cells if o["workload"] == w and o["inflight"] == q], "size"
+    s = int(panel.get("data-size"))
+    return [o for o in cells if o["workload"] == w and o["size"] == s], "inflight"
+
+
+def metric(o, name):
+    return o["lat_us"]["p50"] if name == "p50" else o[name]
+
+
+def plottable(o, xkey, name):
+    return o["status"] == "ok" and o[xkey] > 0 and metric(o, name) > 0
+
+
+def runs(seq, xkey, name):
+    """Maximal runs of plottable cells, in x order: the lines drawn."""
+    out, cur = [], 0
+    for o in sorted(seq, key=lambda o: o[xkey]):
+        if plottable(o, xkey, name):
+            cur += 1
+        else:
+            out.append(cur)
+            cur = 0
+    out.append(cur)
+    return [k for k in out if k]
+
+
+def check_svg(path, cells):
+    root = ET.parse(path).getroot()
+    if root.tag != SVG + "svg":
+        fail("svg: root is %s, want svg in the SVG namespace" % root.tag)
+        return
+    panels = [g for g in root.iter(SVG + "g") if g.get("class") == "panel"]
+    # a row against size per workload with several sizes but NULL; NULL's
+    # row is against calls in flight
+    multi = {o["workload"] for o in cells if o["workload"] != "null"}
+    multi = {w for w in multi
+             if len({o["size"] for o in cells if o["workload"] == w}) > 1}
+    got = sorted((p.get("data-workload"), p.get("data-x"), p.get("data-metric"))
+                 for p in panels)
+    want = sorted([(w, "size", "p50") for w in multi] +
+                  [(w, "size", "mb_per_s") for w in multi] +
+                  [("null", "inflight", "p50"), ("null", "inflight", "calls_per_s")])
+    if got != want:
+        fail("svg: panels %s, want %s" % (got, want))
+    drawn = set()
+    for p in panels:
+        name = p.get("data-metric")
+        if p.get("data-x") == "size":
+            qs = [o["inflight"] for o in cells
+                  if o["workload"] == p.get("data-workload")]
+            q = min(qs) if name == "p50" else max(qs)
+            if int(p.get("data-inflight")) != q:
+                fail("svg panel %s %s: at %s in flight, want %d" %
+                     (p.get("data-workload"), name, p.get("data-inflight"), q))
+        sel, xkey = panel_cells(p, cells)
+        where = "svg panel %s %s" % (p.get("data-workload"), name)
+        series = [g for g in p.iter(SVG + "g") if g.get("class") == "series"]
+        names = [g.get("data-strategy") for g in series]
+        if len(names) != len(set(names)):
+            fail("%s: a strategy has more than one series: %s" % (where, names))
+        want = {o["strategy"] for o in sel if plottable(o, xkey, name)}
+        if set(names) != want:
+            fail("%s: series %s, want %s" % (where, sorted(names), sorted(want)))
+        for g in series:
+            s = g.get("data-strategy")
+            drawn.add(s)
+            mine = [o for o in sel if o["strategy"] == s]
+            marks = len(list(g.iter(SVG + "circle")))
+            npts = sum(1 for o in mine if plottable(o, xkey, name))
+            if marks != npts:
+                fail("%s %s: %d markers, want %d" % (where, s, marks, npts))
+            lines = [len(pl.get("points").split())
+                     for pl in g.iter(SVG + "polyline")]
+            want_lines = [k for k in runs(mine, xkey, name) if k > 1]
+            if lines != want_lines:
+                fail("%s %s: polylines of %s points, want %s (broken at "
+                     "cells not OK)" % (where, s, lines, want_lines))
+    ok = {o["strategy"] for o in cells if o["status"] == "ok"}
+    if not ok <= drawn:
+        fail("svg: strategies with OK cells but no series: %s" %
+             sorted(ok - drawn))
+    legend = [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    if len(legend) != 1:
+        fail("svg: %d legends, want one" % len(legend))
+    else:
+        labels = {t.text for t in legend[0].iter(SVG + "text")}
+        if labels != drawn:
+            fail("svg: legend %s, series %s" % (sorted(labels), sorted(drawn)))
+    title = root.find(SVG + "title")
+    if title is None or title.text != "rpcrdma_bench <fixture> & synthetic cells":
+        fail("svg: title not carried through escaped")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: bench-formats.py DIR", file=sys.stderr)
+        return 2
+    d = sys.argv[1]
+    try:
+        cells = check_json(os.path.join(d, "out.json"))
+        if not errors:
+            check_csv(os.path.join(d, "out.csv"), cells)
+            check_svg(os.path.join(d, "out.svg"), cells)
+    except (OSError, ValueError, ET.ParseError, KeyError, TypeError) as e:
+        fail("%s: %s" % (type(e).__name__, e))
+    for e in errors[:40]:
+        print("bench-formats: " + e)
+    if errors:
+        print("bench-formats: %d problem(s)" % len(errors))
+        return 1
+    print("bench-formats: %d cells; JSON, CSV and SVG agree" % len(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

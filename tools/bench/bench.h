@@ -1,0 +1,270 @@
+/*
+ * rpcrdma_bench: the types every part of the bench shares.  Options and
+ * cells are plain data; the pure parts (options, statistics, reports, the
+ * SVG plot) are unit-tested without a device, the rest runs on real verbs.
+ */
+#ifndef RPCRDMA_BENCH_H
+#define RPCRDMA_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What each call carries; bytes moved per call in bench_payload_bytes(). */
+enum bench_workload {
+	BW_NULL,	/* NULL procedure: nothing either way */
+	BW_WRITE,	/* argument of N bytes, a 4-byte checksum back */
+	BW_READ,	/* an 8-byte argument, a result of N bytes */
+	BW_ECHO,	/* N bytes both ways */
+	BW_NR
+};
+
+/*
+ * Where a cell's calls go.  The first four are librpcrdma with the Send
+ * strategy forced on both sides (auto: chosen per message); the rest are
+ * the baselines measured in the same run.
+ */
+enum bench_strategy {
+	BS_INLINE,	/* RPCRDMA_SEND_INLINE */
+	BS_PULLUP,	/* RPCRDMA_SEND_PULLUP */
+	BS_MAPPED,	/* RPCRDMA_SEND_MAPPED */
+	BS_AUTO,	/* RPCRDMA_SEND_AUTO */
+	BS_RAW_POLL,	/* raw verbs Send/Receive ping-pong, busy-polled CQs */
+	BS_RAW_EVENT,	/* the same, sleeping on completion channels */
+	BS_RAW_WRITE,	/* raw RDMA Write of N bytes (write workload) */
+	BS_RAW_READ,	/* raw RDMA Read of N bytes (read workload) */
+	BS_TCP,		/* the same RPC program over libtirpc TCP */
+	BS_NR
+};
+#define BS_NR_RPC 4	/* strategies 0..3 are librpcrdma's */
+
+enum bench_role { BR_CLIENT, BR_SERVER, BR_PAIR };
+enum bench_format { BF_TABLE, BF_JSON, BF_CSV };
+
+#define BENCH_MAX_SIZES 64
+#define BENCH_MAX_INFLIGHT 16
+#define BENCH_MAX_CALLERS 256	/* calls in flight at most */
+#define BENCH_DEFAULT_PORT 20080
+
+/*
+ * Ports: librpcrdma listeners at port + strategy (0..3, one listener per
+ * forced strategy), the raw-verbs peer at port + 4, libtirpc TCP at
+ * port + 5 (soft-iWARP shares the TCP port space, so none may overlap).
+ */
+#define BENCH_PORT_RAW 4
+#define BENCH_PORT_TCP 5
+
+struct bench_opts {
+	enum bench_role bo_role;
+	const char *bo_addr;		/* server: bind; client: server's */
+	const char *bo_source;		/* client: local address (-b) */
+	unsigned bo_port;		/* base port */
+	const char *bo_device;		/* expected RDMA device, NULL: any */
+	unsigned bo_sizes[BENCH_MAX_SIZES];
+	unsigned bo_nsizes;
+	unsigned bo_inflight[BENCH_MAX_INFLIGHT];
+	unsigned bo_ninflight;
+	unsigned bo_conns;		/* connections the callers share */
+	unsigned bo_workloads;		/* bit mask of 1u << BW_* */
+	unsigned bo_strategies;		/* bit mask of 1u << BS_* */
+	double bo_duration;		/* seconds per cell; 0: bo_count calls */
+	unsigned long bo_count;
+	double bo_warmup;		/* seconds of unmeasured calls per cell */
+	enum bench_format bo_format;
+	const char *bo_output;		/* report file; NULL: stdout */
+	const char *bo_plot;		/* SVG file, NULL: none */
+	const char *bo_json;		/* also JSON here, NULL: none */
+	const char *bo_csv;		/* also CSV here, NULL: none */
+	const char *bo_server_exec;	/* pair: command prefix for the server */
+	unsigned bo_corrupt;		/* server: corrupt the Nth data reply */
+	int bo_quiet;			/* no progress line */
+	const char *bo_testbed;		/* report label (RPCRDMA_TESTBED) */
+	unsigned bo_max_size;		/* largest size of the list */
+};
+
+/* Fills in the defaults; then bench_opts_parse() applies argv over them. */
+void bench_opts_init(struct bench_opts *o);
+/* 0, or -1 with a message in err (usage errors); 1 for --help. */
+int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
+		     char *err, size_t errlen);
+/* "16,64,1K,4K-64K" (a range doubles) into sizes[]; count or -1. */
+int bench_parse_sizes(const char *s, unsigned *sizes, unsigned max);
+/* "1K" "4k" "1M" "100": bytes, or -1. */
+long bench_parse_size(const char *s);
+void bench_usage(FILE *f);
+
+const char *bench_workload_name(enum bench_workload w);
+const char *bench_strategy_name(enum bench_strategy s);
+int bench_workload_from_name(const char *name);	/* -1 if unknown */
+int bench_strategy_from_name(const char *name);	/* -1 if unknown */
+/* Whether strategy s is measured for workload w (raw-write: write only). */
+int bench_applies(enum bench_strategy s, enum bench_workload w);
+/* Payload bytes a call moves, both directions together (MB/s). */
+double bench_payload_bytes(enum bench_workload w, unsigned size);
+
+/* Latency samples of one cell, in microseconds. */
+struct bench_samples {
+	float *bs_us;
+	size_t bs_n, bs_cap;
+};
+
+struct bench_lat {
+	double bl_mean, bl_p50, bl_p99, bl_p999, bl_min, bl_max;
+};
+
+/* Sorts the samples in place; all zero when there are none. */
+void bench_lat_compute(struct bench_samples *s, struct bench_lat *out);
+
+/* Transport counters a cell changed (deltas), one side. */
+struct bench_counters {
+	uint64_t bk_calls;
+	uint64_t bk_inline_sends;
+	uint64_t bk_pullup_sends;
+	uint64_t bk_pullup_bytes;
+	uint64_t bk_mapped_sends;
+	uint64_t bk_registrations;	/* rs_hardway_register_count */
+	uint64_t bk_sendctx_waits;	/* rs_empty_sendctx_q */
+	uint64_t bk_credit_waits;
+	uint64_t bk_too_large;
+	uint64_t bk_fallbacks;		/* all rs_fallback_* together */
+};
+
+enum bench_status {
+	BC_OK,
+	BC_NEEDS_CHUNKS,	/* over the inline threshold, no chunks yet */
+	BC_FAILED,		/* an error or a payload mismatch */
+};
+
+/* One measured cell: a workload, a size, a strategy, a queue depth. */
+struct bench_cell {
+	enum bench_workload bc_workload;
+	unsigned bc_size;
+	enum bench_strategy bc_strategy;
+	unsigned bc_inflight;
+	unsigned bc_threads;		/* caller threads (raw: 1, pipelined) */
+	unsigned bc_conns;
+	enum bench_status bc_status;
+	char bc_note[96];		/* why not OK */
+	uint64_t bc_calls;
+	double bc_secs;
+	double bc_calls_per_s, bc_mb_per_s;
+	struct bench_lat bc_lat;
+	double bc_cpu_client, bc_cpu_server;	/* µs per call; < 0: unknown */
+	int bc_has_counters;		/* librpcrdma strategies only */
+	struct bench_counters bc_client, bc_server;
+	/* Filled by bench_report_derive(): */
+	double bc_vs_raw;		/* p50 / raw-poll p50; 0: none */
+	double bc_vs_tcp;		/* p50 / tcp p50; 0: none */
+	/* Best calls/s of its (workload, size, inflight) among the fixed
+	 * strategies (inline, pullup, mapped); auto is never the winner. */
+	int bc_winner;
+};
+
+/*
+ * The reports and the plot write numbers with printf and so assume the C
+ * locale ('.' as the decimal point, no digit grouping).
+ */
+
+/* Ratios to the baselines and the winner marks, over all cells. */
+void bench_report_derive(struct bench_cell *c, size_t n);
+void bench_report_table(FILE *f, const struct bench_cell *c, size_t n);
+void bench_report_json(FILE *f, const struct bench_cell *c, size_t n,
+		       const char *testbed);
+void bench_report_csv(FILE *f, const struct bench_cell *c, size_t n);
+/*
+ * Per workload: where each fixed strategy wins, what auto chose there,
+ * auto's worst ratio to the best fixed strategy.  auto's choice is read
+ * from the Sends of the side that carries the payload: the client's for
+ * write, the server's for read, both sides' for echo and NULL.
+ */
+void bench_report_summary(FILE *f, const struct bench_cell *c, size_t n);
+/*
+ * Latency and throughput against size, one series per strategy, and for
+ * NULL (no bytes to move) p50 and calls/s against calls in flight.  0/-1.
+ */
+int bench_plot_svg(FILE *f, const struct bench_cell *c, size_t n,
+		   const char *title);
+
+/* ---- the raw-verbs baseline (raw.c) ------------------------------------ */
+
+/*
+ * The raw server listens on addr:port and serves every connection in its
+ * own thread, busy-polling or sleeping on a completion channel as the
+ * client asked in its private data.  Returns 0 or a negative errno.
+ */
+int bench_raw_server_start(const char *addr, unsigned port,
+			   unsigned max_size, unsigned max_depth);
+void bench_raw_server_stop(void);
+
+struct bench_raw_client;
+/* NULL with a message in err on failure. */
+struct bench_raw_client *bench_raw_connect(const char *addr, const char *source,
+					   unsigned port, int event_mode,
+					   unsigned max_size, unsigned max_depth,
+					   char *err, size_t errlen);
+void bench_raw_close(struct bench_raw_client *rc);
+
+/* What one cell asks a runner for (raw or RPC). */
+struct bench_run {
+	enum bench_workload br_workload;
+	unsigned br_size;
+	unsigned br_inflight;
+	double br_warmup;		/* seconds, unmeasured */
+	double br_duration;		/* seconds; 0: br_count calls */
+	unsigned long br_count;
+};
+
+/*
+ * One cell over a raw connection: kind is BS_RAW_POLL / BS_RAW_EVENT (the
+ * Send/Receive ping-pong, request and reply sized as the workload's), or
+ * BS_RAW_WRITE / BS_RAW_READ (one-sided, N bytes).  Keeps br_inflight
+ * operations outstanding, records one latency sample per operation (up
+ * to the samples' capacity), verifies every payload.  Fills calls, secs
+ * and samples; returns 0, or a negative errno with a message in note.
+ */
+int bench_raw_run(struct bench_raw_client *rc, enum bench_strategy kind,
+		  const struct bench_run *run, struct bench_samples *lat,
+		  uint64_t *calls, double *secs, char *note, size_t notelen);
+
+/* ---- the RPC program over librpcrdma and libtirpc TCP (rpc.c) ---------- */
+
+/*
+ * The server: one librpcrdma listener per forced Send strategy and a
+ * libtirpc TCP listener, all serving the bench program from svc_run().
+ * Prints "rpcrdma_bench: ready" on stdout once every listener exists;
+ * returns 0 after a client's SHUTDOWN call, else a negative errno.
+ */
+int bench_rpc_serve(const struct bench_opts *o);
+
+/* The calls of one strategy: o->bo_conns CLIENTs, RDMA or TCP. */
+struct bench_rpc_client;
+struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
+					   enum bench_strategy s,
+					   char *err, size_t errlen);
+void bench_rpc_close(struct bench_rpc_client *rc);
+/* Counters summed over the strategy's connections (zero for TCP). */
+void bench_rpc_counters(struct bench_rpc_client *rc, struct bench_counters *out);
+/*
+ * One cell: br_inflight caller threads share the connections, each with
+ * one synchronous call at a time; every result is verified.  Returns 0,
+ * -EMSGSIZE when the Call is larger than the transport can send, -EPROTO
+ * when the server refused it (an RDMA_ERROR), other negative errnos on
+ * failure; a note says what happened.
+ */
+int bench_rpc_run(struct bench_rpc_client *rc, const struct bench_run *run,
+		  struct bench_samples *lat, uint64_t *calls, double *secs,
+		  char *note, size_t notelen);
+
+/* The control channel (TCP): server CPU time and listener counters. */
+struct bench_ctl;
+struct bench_ctl *bench_ctl_connect(const struct bench_opts *o, double give_up_s,
+				    char *err, size_t errlen);
+/* Server process CPU (user+sys) µs so far and strategy s's counters. */
+int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
+		       double *cpu_us, struct bench_counters *server);
+int bench_ctl_shutdown(struct bench_ctl *ctl);
+void bench_ctl_close(struct bench_ctl *ctl);
+
+double bench_now(void);		/* CLOCK_MONOTONIC seconds */
+
+#endif /* RPCRDMA_BENCH_H */

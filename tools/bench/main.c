@@ -1,0 +1,608 @@
+/*
+ * rpcrdma_bench: plans the cells (workload x size x calls in flight x
+ * strategy, strategies interleaved per size so drift hits all alike),
+ * runs each with a warm-up and counter/CPU snapshots around it, then
+ * hands the cells to the reports.  Also the server and the pair roles.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netdb.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <rdma/rdma_cma.h>
+#include "bench.h"
+
+#define SAMPLES_CAP (1u << 18)
+#define CONNECT_GIVE_UP_S 30.0
+
+/* Everything a client run holds for its whole length. */
+struct bench_ctx {
+	const struct bench_opts *cx_o;
+	struct bench_ctl *cx_ctl;
+	struct bench_rpc_client *cx_rpc[BS_NR];	/* rpc strategies and tcp */
+	struct bench_raw_client *cx_raw_poll, *cx_raw_event;
+	struct bench_samples cx_lat;
+};
+
+static double cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static int is_rpc(enum bench_strategy s)
+{
+	return s < BS_NR_RPC || s == BS_TCP;
+}
+
+static void counters_sub(struct bench_counters *d, const struct bench_counters *a,
+			 const struct bench_counters *b)
+{
+	d->bk_calls = b->bk_calls - a->bk_calls;
+	d->bk_inline_sends = b->bk_inline_sends - a->bk_inline_sends;
+	d->bk_pullup_sends = b->bk_pullup_sends - a->bk_pullup_sends;
+	d->bk_pullup_bytes = b->bk_pullup_bytes - a->bk_pullup_bytes;
+	d->bk_mapped_sends = b->bk_mapped_sends - a->bk_mapped_sends;
+	d->bk_registrations = b->bk_registrations - a->bk_registrations;
+	d->bk_sendctx_waits = b->bk_sendctx_waits - a->bk_sendctx_waits;
+	d->bk_credit_waits = b->bk_credit_waits - a->bk_credit_waits;
+	d->bk_too_large = b->bk_too_large - a->bk_too_large;
+	d->bk_fallbacks = b->bk_fallbacks - a->bk_fallbacks;
+}
+
+/* ---- planning -------------------------------------------------------- */
+
+/* Every cell in run order; *n gets their number.  NULL on no memory. */
+static struct bench_cell *plan(const struct bench_opts *o, size_t *n)
+{
+	size_t cap = (size_t)BW_NR * o->bo_nsizes * o->bo_ninflight * BS_NR, k = 0;
+	struct bench_cell *cells = calloc(cap ? cap : 1, sizeof(*cells));
+
+	if (!cells)
+		return NULL;
+	for (int w = 0; w < BW_NR; w++) {
+		unsigned nsizes = w == BW_NULL ? 1 : o->bo_nsizes;
+
+		if (!(o->bo_workloads & 1u << w))
+			continue;
+		for (unsigned si = 0; si < nsizes; si++)
+			for (unsigned q = 0; q < o->bo_ninflight; q++)
+				for (int s = 0; s < BS_NR; s++) {
+					struct bench_cell *c = &cells[k];
+
+					if (!(o->bo_strategies & 1u << s) ||
+					    !bench_applies((enum bench_strategy)s,
+							   (enum bench_workload)w))
+						continue;
+					c->bc_workload = (enum bench_workload)w;
+					c->bc_size = w == BW_NULL ? 0 : o->bo_sizes[si];
+					c->bc_strategy = (enum bench_strategy)s;
+					c->bc_inflight = o->bo_inflight[q];
+					c->bc_conns = is_rpc(c->bc_strategy) ? o->bo_conns : 1;
+					c->bc_threads = is_rpc(c->bc_strategy) ?
+							c->bc_inflight : 1;
+					c->bc_cpu_client = c->bc_cpu_server = -1;
+					k++;
+				}
+	}
+	*n = k;
+	return cells;
+}
+
+/* ---- one cell -------------------------------------------------------- */
+
+static int run_once(struct bench_ctx *cx, const struct bench_cell *c,
+		    const struct bench_run *run, uint64_t *calls, double *secs,
+		    char *note, size_t notelen)
+{
+	struct bench_raw_client *raw;
+
+	cx->cx_lat.bs_n = 0;
+	if (is_rpc(c->bc_strategy))
+		return bench_rpc_run(cx->cx_rpc[c->bc_strategy], run, &cx->cx_lat,
+				     calls, secs, note, notelen);
+	raw = c->bc_strategy == BS_RAW_EVENT ? cx->cx_raw_event : cx->cx_raw_poll;
+	return bench_raw_run(raw, c->bc_strategy, run, &cx->cx_lat, calls, secs,
+			     note, notelen);
+}
+
+/* Client-side counters of the cell's strategy, zero for baselines. */
+static void client_counters(struct bench_ctx *cx, enum bench_strategy s,
+			    struct bench_counters *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (s < BS_NR_RPC)
+		bench_rpc_counters(cx->cx_rpc[s], k);
+}
+
+static void run_cell(struct bench_ctx *cx, struct bench_cell *c)
+{
+	const struct bench_opts *o = cx->cx_o;
+	struct bench_run run = {
+		.br_workload = c->bc_workload, .br_size = c->bc_size,
+		.br_inflight = c->bc_inflight,
+	};
+	struct bench_counters cl0 = { 0 }, cl1 = { 0 }, sv0 = { 0 }, sv1 = { 0 };
+	double scpu0 = 0, scpu1 = 0, ccpu0 = 0, ccpu1 = 0;
+	int have_server, rc = 0;
+	uint64_t calls = 0;
+	double secs = 0;
+
+	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0);
+	if (o->bo_warmup > 0) {
+		run.br_duration = o->bo_warmup;
+		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
+			      sizeof(c->bc_note));
+	}
+	if (!rc) {
+		run.br_duration = o->bo_duration;
+		run.br_count = o->bo_count;
+		client_counters(cx, c->bc_strategy, &cl0);
+		have_server = have_server &&
+			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0);
+		ccpu0 = cpu_us();
+		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
+			      sizeof(c->bc_note));
+		ccpu1 = cpu_us();
+		client_counters(cx, c->bc_strategy, &cl1);
+	}
+	have_server = have_server &&
+		!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1);
+
+	/* Over the inline threshold without chunks: the Call could not be
+	 * sent, or the server could not send the Reply (RDMA_ERROR). */
+	if (is_rpc(c->bc_strategy) && (rc == -EMSGSIZE ||
+	    (rc == -EPROTO && have_server && sv1.bk_too_large > sv0.bk_too_large))) {
+		c->bc_status = BC_NEEDS_CHUNKS;
+		snprintf(c->bc_note, sizeof(c->bc_note), "needs chunks");
+		return;
+	}
+	if (rc) {
+		c->bc_status = BC_FAILED;
+		if (!c->bc_note[0])
+			snprintf(c->bc_note, sizeof(c->bc_note), "%s", strerror(-rc));
+		return;
+	}
+	c->bc_status = BC_OK;
+	c->bc_calls = calls;
+	c->bc_secs = secs;
+	c->bc_calls_per_s = secs > 0 ? (double)calls / secs : 0;
+	c->bc_mb_per_s = c->bc_calls_per_s *
+			 bench_payload_bytes(c->bc_workload, c->bc_size) / 1e6;
+	bench_lat_compute(&cx->cx_lat, &c->bc_lat);
+	if (calls) {
+		c->bc_cpu_client = (ccpu1 - ccpu0) / (double)calls;
+		if (have_server)
+			c->bc_cpu_server = (scpu1 - scpu0) / (double)calls;
+	}
+	if (c->bc_strategy < BS_NR_RPC) {
+		c->bc_has_counters = 1;
+		counters_sub(&c->bc_client, &cl0, &cl1);
+		if (have_server)
+			counters_sub(&c->bc_server, &sv0, &sv1);
+	}
+}
+
+/* ---- connections ----------------------------------------------------- */
+
+/* Which device an address maps to, through rdma_cm as a connection would. */
+static int device_of(const char *addr, const char *source, char *name, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_INET }, *dst = NULL, *src = NULL;
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id = NULL;
+	int rc = -EADDRNOTAVAIL;
+
+	if (!ch)
+		return -errno;
+	if (getaddrinfo(addr, NULL, &hints, &dst) ||
+	    (source && getaddrinfo(source, NULL, &hints, &src)))
+		goto out;
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		goto out;
+	if (rdma_resolve_addr(id, src ? src->ai_addr : NULL, dst->ai_addr, 2000) ||
+	    rdma_get_cm_event(ch, &ev))
+		goto out;
+	if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED && id->verbs) {
+		snprintf(name, len, "%s", ibv_get_device_name(id->verbs->device));
+		rc = 0;
+	}
+	rdma_ack_cm_event(ev);
+out:
+	if (id)
+		rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	if (dst)
+		freeaddrinfo(dst);
+	if (src)
+		freeaddrinfo(src);
+	return rc;
+}
+
+static int check_device(const struct bench_opts *o, const char *addr,
+			const char *source)
+{
+	char name[64];
+
+	if (!o->bo_device)
+		return 0;
+	if (device_of(addr, source, name, sizeof(name))) {
+		fprintf(stderr, "rpcrdma_bench: %s maps to no RDMA device\n", addr);
+		return -1;
+	}
+	if (strcmp(name, o->bo_device)) {
+		fprintf(stderr, "rpcrdma_bench: %s maps to %s, not %s\n", addr,
+			name, o->bo_device);
+		return -1;
+	}
+	return 0;
+}
+
+static int connect_all(struct bench_ctx *cx)
+{
+	const struct bench_opts *o = cx->cx_o;
+	unsigned depth = 1;
+	char err[256] = "";
+
+	cx->cx_ctl = bench_ctl_connect(o, CONNECT_GIVE_UP_S, err, sizeof(err));
+	if (!cx->cx_ctl)
+		goto fail;
+	for (unsigned i = 0; i < o->bo_ninflight; i++)
+		if (o->bo_inflight[i] > depth)
+			depth = o->bo_inflight[i];
+	for (int s = 0; s < BS_NR; s++) {
+		double give_up = bench_now() + CONNECT_GIVE_UP_S;
+
+		if (!(o->bo_strategies & 1u << s) || !is_rpc((enum bench_strategy)s))
+			continue;
+		/* A connection attempt on an emulated bed can fail half-way. */
+		while (!(cx->cx_rpc[s] = bench_rpc_connect(o, (enum bench_strategy)s,
+							   err, sizeof(err))))
+			if (bench_now() > give_up)
+				goto fail;
+			else
+				usleep(200 * 1000);
+	}
+	if (o->bo_strategies & (1u << BS_RAW_POLL | 1u << BS_RAW_WRITE |
+				1u << BS_RAW_READ)) {
+		cx->cx_raw_poll = bench_raw_connect(o->bo_addr, o->bo_source,
+				o->bo_port + BENCH_PORT_RAW, 0, o->bo_max_size,
+				depth, err, sizeof(err));
+		if (!cx->cx_raw_poll)
+			goto fail;
+	}
+	if (o->bo_strategies & 1u << BS_RAW_EVENT) {
+		cx->cx_raw_event = bench_raw_connect(o->bo_addr, o->bo_source,
+				o->bo_port + BENCH_PORT_RAW, 1, o->bo_max_size,
+				depth, err, sizeof(err));
+		if (!cx->cx_raw_event)
+			goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "rpcrdma_bench: %s\n", err[0] ? err : "cannot connect");
+	return -1;
+}
+
+static void disconnect_all(struct bench_ctx *cx)
+{
+	for (int s = 0; s < BS_NR; s++)
+		bench_rpc_close(cx->cx_rpc[s]);
+	bench_raw_close(cx->cx_raw_poll);
+	bench_raw_close(cx->cx_raw_event);
+	bench_ctl_close(cx->cx_ctl);
+}
+
+/* ---- reports --------------------------------------------------------- */
+
+/* Writes one report format to path; 0 or -1. */
+static int write_file(const char *path, enum bench_format fmt,
+		      const struct bench_cell *cells, size_t n, const char *testbed)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	switch (fmt) {
+	case BF_JSON:
+		bench_report_json(f, cells, n, testbed);
+		break;
+	case BF_CSV:
+		bench_report_csv(f, cells, n);
+		break;
+	default:
+		if (testbed)
+			fprintf(f, "test bed: %s\n", testbed);
+		bench_report_table(f, cells, n);
+		fputc('\n', f);
+		bench_report_summary(f, cells, n);
+		break;
+	}
+	if (path ? fclose(f) : fflush(f)) {
+		perror(path ? path : "stdout");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_reports(const struct bench_opts *o, const struct bench_cell *cells,
+			 size_t n)
+{
+	const char *testbed = o->bo_testbed ? o->bo_testbed : getenv("RPCRDMA_TESTBED");
+	int rc = write_file(o->bo_output, o->bo_format, cells, n, testbed);
+
+	if (o->bo_json && write_file(o->bo_json, BF_JSON, cells, n, testbed))
+		rc = -1;
+	if (o->bo_csv && write_file(o->bo_csv, BF_CSV, cells, n, testbed))
+		rc = -1;
+	if (o->bo_plot) {
+		char title[128];
+		FILE *f;
+
+		snprintf(title, sizeof(title), "rpcrdma_bench%s%s", testbed ? ": " : "",
+			 testbed ? testbed : "");
+		f = fopen(o->bo_plot, "w");
+		if (!f || bench_plot_svg(f, cells, n, title) || fclose(f)) {
+			perror(o->bo_plot);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static void progress(const struct bench_opts *o, size_t i, size_t n,
+		     const struct bench_cell *c)
+{
+	static int tty = -1;
+
+	if (o->bo_quiet)
+		return;
+	if (tty < 0)
+		tty = isatty(2);
+	if (tty)
+		fprintf(stderr, "\r[%zu/%zu] %-5s %8u B x%-3u %-9s ", i + 1, n,
+			bench_workload_name(c->bc_workload), c->bc_size,
+			c->bc_inflight, bench_strategy_name(c->bc_strategy));
+	else if (i == 0 || c[-1].bc_size != c->bc_size ||
+		 c[-1].bc_workload != c->bc_workload)
+		fprintf(stderr, "rpcrdma_bench: [%zu/%zu] %s %u B\n", i + 1, n,
+			bench_workload_name(c->bc_workload), c->bc_size);
+}
+
+static int client(const struct bench_opts *o)
+{
+	struct bench_ctx cx = { .cx_o = o };
+	struct bench_cell *cells;
+	size_t n, failed = 0;
+	int rc;
+
+	if (check_device(o, o->bo_addr, o->bo_source))
+		return 1;
+	cells = plan(o, &n);
+	cx.cx_lat.bs_us = malloc(SAMPLES_CAP * sizeof(float));
+	cx.cx_lat.bs_cap = SAMPLES_CAP;
+	if (!cells || !cx.cx_lat.bs_us) {
+		fprintf(stderr, "rpcrdma_bench: out of memory\n");
+		return 1;
+	}
+	if (connect_all(&cx)) {
+		disconnect_all(&cx);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		progress(o, i, n, &cells[i]);
+		run_cell(&cx, &cells[i]);
+		if (cells[i].bc_status == BC_FAILED) {
+			failed++;
+			fprintf(stderr, "\nrpcrdma_bench: %s %u B x%u %s: FAILED: %s\n",
+				bench_workload_name(cells[i].bc_workload),
+				cells[i].bc_size, cells[i].bc_inflight,
+				bench_strategy_name(cells[i].bc_strategy),
+				cells[i].bc_note);
+		}
+	}
+	if (!o->bo_quiet && isatty(2))
+		fputc('\n', stderr);
+	if (o->bo_role == BR_PAIR && bench_ctl_shutdown(cx.cx_ctl))
+		fprintf(stderr, "rpcrdma_bench: the server did not take SHUTDOWN\n");
+	disconnect_all(&cx);
+	bench_report_derive(cells, n);
+	rc = write_reports(o, cells, n);
+	free(cells);
+	free(cx.cx_lat.bs_us);
+	if (failed)
+		fprintf(stderr, "rpcrdma_bench: %zu cell(s) FAILED\n", failed);
+	return failed || rc ? 1 : 0;
+}
+
+static int server(const struct bench_opts *o)
+{
+	unsigned max = o->bo_max_size;
+	int rc;
+
+	if (o->bo_addr && check_device(o, o->bo_addr, NULL))
+		return 1;
+	/* A pair's client asks for the sizes it will use; alone, serve 1 MiB. */
+	if (max < (1u << 20))
+		max = 1u << 20;
+	rc = bench_raw_server_start(o->bo_addr, o->bo_port + BENCH_PORT_RAW, max,
+				    BENCH_MAX_CALLERS);
+	if (rc) {
+		fprintf(stderr, "rpcrdma_bench: raw verbs listener on port %u: %s\n",
+			o->bo_port + BENCH_PORT_RAW, strerror(-rc));
+		return 1;
+	}
+	{
+		struct bench_opts so = *o;
+
+		so.bo_max_size = max;
+		rc = bench_rpc_serve(&so);
+	}
+	bench_raw_server_stop();
+	return rc ? 1 : 0;
+}
+
+/* ---- pair ------------------------------------------------------------ */
+
+/* Appends ' quoted ' to a shell command line. */
+static int sh_quote(char *buf, size_t len, size_t *off, const char *s)
+{
+	size_t o = *off;
+
+	if (o + 3 >= len)
+		return -1;
+	buf[o++] = ' ';
+	buf[o++] = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (o + 5 >= len)
+				return -1;
+			memcpy(buf + o, "'\\''", 4);
+			o += 4;
+		} else {
+			if (o + 2 >= len)
+				return -1;
+			buf[o++] = *s;
+		}
+	}
+	buf[o++] = '\'';
+	buf[o] = '\0';
+	*off = o;
+	return 0;
+}
+
+/*
+ * Start "rpcrdma_bench -s" bound to the server address (under the exec
+ * prefix, e.g. another network namespace) and wait for its ready line.
+ */
+static pid_t spawn_server(const struct bench_opts *o)
+{
+	char self[4096], cmd[8192], port[16], size[16], corrupt[16], line[128];
+	const char *args[16];
+	struct pollfd pfd;
+	size_t off = 0, got = 0;
+	int p[2], na = 0;
+	double give_up;
+	ssize_t k;
+	pid_t pid;
+
+	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k < 0)
+		return -1;
+	self[k] = '\0';
+	snprintf(port, sizeof(port), "%u", o->bo_port);
+	snprintf(size, sizeof(size), "%u", o->bo_max_size);
+	snprintf(corrupt, sizeof(corrupt), "%u", o->bo_corrupt);
+	args[na++] = self; args[na++] = "-s"; args[na++] = "-Q";
+	args[na++] = "-a"; args[na++] = o->bo_addr;
+	args[na++] = "-p"; args[na++] = port;
+	args[na++] = "-S"; args[na++] = size;
+	if (o->bo_corrupt) {
+		args[na++] = "--corrupt";
+		args[na++] = corrupt;
+	}
+	args[na] = NULL;
+	off = (size_t)snprintf(cmd, sizeof(cmd), "exec %s",
+			       o->bo_server_exec ? o->bo_server_exec : "");
+	for (int i = 0; i < na; i++)
+		if (sh_quote(cmd, sizeof(cmd), &off, args[i]))
+			return -1;
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		if (o->bo_server_exec)
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		else
+			execv(self, (char *const *)args);
+		_exit(127);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	give_up = bench_now() + 60;
+	while (bench_now() < give_up && got < sizeof(line) - 1) {
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		k = read(p[0], line + got, sizeof(line) - 1 - got);
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+		line[got] = '\0';
+		if (strstr(line, "rpcrdma_bench: ready")) {
+			close(p[0]);
+			return pid;
+		}
+	}
+	close(p[0]);
+	fprintf(stderr, "rpcrdma_bench: the server did not become ready\n");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static void reap_server(pid_t pid)
+{
+	double give_up = bench_now() + 10;
+	int status;
+
+	while (bench_now() < give_up) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return;
+		usleep(50 * 1000);
+	}
+	fprintf(stderr, "rpcrdma_bench: the server did not exit; killing it\n");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	char err[256];
+	pid_t pid;
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	bench_opts_init(&o);
+	rc = bench_opts_parse(&o, argc, argv, err, sizeof(err));
+	if (rc == 1) {
+		bench_usage(stdout);
+		return 0;
+	}
+	if (rc) {
+		fprintf(stderr, "rpcrdma_bench: %s\n", err);
+		bench_usage(stderr);
+		return 2;
+	}
+	switch (o.bo_role) {
+	case BR_SERVER:
+		return server(&o);
+	case BR_CLIENT:
+		return client(&o);
+	case BR_PAIR:
+		pid = spawn_server(&o);
+		if (pid < 0)
+			return 1;
+		rc = client(&o);
+		reap_server(pid);
+		return rc;
+	}
+	return 2;
+}
