@@ -86,7 +86,10 @@ static struct bench_cell *plan(const struct bench_opts *o, size_t *n)
 					c->bc_size = w == BW_NULL ? 0 : o->bo_sizes[si];
 					c->bc_strategy = (enum bench_strategy)s;
 					c->bc_inflight = o->bo_inflight[q];
-					c->bc_conns = is_rpc(c->bc_strategy) ? o->bo_conns : 1;
+					/* rpc.c: TCP has a connection per caller. */
+					c->bc_conns = s == BS_TCP ?
+						c->bc_inflight : s < BS_NR_RPC ?
+						o->bo_conns : 1;
 					c->bc_threads = is_rpc(c->bc_strategy) ?
 							c->bc_inflight : 1;
 					c->bc_cpu_client = c->bc_cpu_server = -1;

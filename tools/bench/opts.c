@@ -150,8 +150,35 @@ int bench_parse_sizes(const char *s, unsigned *sizes, unsigned max)
 	return n ? (int)n : -1;
 }
 
-/* Names separated by commas into a bit mask; aliases expand to groups. */
-static int parse_strategies(const char *s, unsigned *mask)
+/* One name of a strategy list, aliases expanding to groups: its bits. */
+static unsigned strategy_bits(const char *name)
+{
+	int v;
+
+	if (!strcmp(name, "all"))
+		return (1u << BS_NR) - 1;
+	if (!strcmp(name, "rpc"))
+		return (1u << BS_NR_RPC) - 1;
+	if (!strcmp(name, "raw"))
+		return 1u << BS_RAW_POLL | 1u << BS_RAW_EVENT |
+		       1u << BS_RAW_WRITE | 1u << BS_RAW_READ;
+	v = bench_strategy_from_name(name);
+	return v < 0 ? 0 : 1u << v;
+}
+
+static unsigned workload_bits(const char *name)
+{
+	int v;
+
+	if (!strcmp(name, "all"))
+		return (1u << BW_NR) - 1;
+	v = bench_workload_from_name(name);
+	return v < 0 ? 0 : 1u << v;
+}
+
+/* Names separated by commas into a bit mask; -1 on an unknown name. */
+static int parse_mask(const char *s, unsigned (*bits)(const char *),
+		      unsigned *mask)
 {
 	char buf[256], *item, *save = NULL;
 
@@ -161,41 +188,11 @@ static int parse_strategies(const char *s, unsigned *mask)
 	*mask = 0;
 	for (item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
-		int v;
+		unsigned b = bits(item);
 
-		if (!strcmp(item, "all"))
-			*mask |= (1u << BS_NR) - 1;
-		else if (!strcmp(item, "rpc"))
-			*mask |= (1u << BS_NR_RPC) - 1;
-		else if (!strcmp(item, "raw"))
-			*mask |= 1u << BS_RAW_POLL | 1u << BS_RAW_EVENT |
-				 1u << BS_RAW_WRITE | 1u << BS_RAW_READ;
-		else if ((v = bench_strategy_from_name(item)) >= 0)
-			*mask |= 1u << v;
-		else
+		if (!b)
 			return -1;
-	}
-	return *mask ? 0 : -1;
-}
-
-static int parse_workloads(const char *s, unsigned *mask)
-{
-	char buf[128], *item, *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	*mask = 0;
-	for (item = strtok_r(buf, ",", &save); item;
-	     item = strtok_r(NULL, ",", &save)) {
-		int v;
-
-		if (!strcmp(item, "all"))
-			*mask |= (1u << BW_NR) - 1;
-		else if ((v = bench_workload_from_name(item)) >= 0)
-			*mask |= 1u << v;
-		else
-			return -1;
+		*mask |= b;
 	}
 	return *mask ? 0 : -1;
 }
@@ -378,12 +375,12 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 			o->bo_conns = (unsigned)v;
 			break;
 		case 'W':
-			if (parse_workloads(optarg, &o->bo_workloads))
+			if (parse_mask(optarg, workload_bits, &o->bo_workloads))
 				return fail(err, errlen, "--workloads %s: null, write, "
 					    "read, echo or all", optarg);
 			break;
 		case 'x':
-			if (parse_strategies(optarg, &o->bo_strategies))
+			if (parse_mask(optarg, strategy_bits, &o->bo_strategies))
 				return fail(err, errlen, "--strategies %s: inline, "
 					    "pullup, mapped, auto, raw-poll, raw-event, "
 					    "raw-write, raw-read, tcp, rpc, raw or all",

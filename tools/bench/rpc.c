@@ -344,7 +344,7 @@ int bench_rpc_serve(const struct bench_opts *o)
 struct bench_rpc_client {
 	enum bench_strategy rc_strategy;
 	unsigned rc_n;
-	CLIENT *rc_cl[64];
+	CLIENT *rc_cl[BENCH_MAX_CALLERS];
 };
 
 static CLIENT *tcp_client(const char *addr, const char *source, unsigned port,
@@ -413,6 +413,23 @@ static CLIENT *rdma_client(const struct bench_opts *o, enum bench_strategy s,
 	return cl;
 }
 
+/*
+ * A libtirpc TCP CLIENT carries one call at a time (clnt_vc_call holds
+ * the descriptor's lock for the whole call), so TCP gets a connection per
+ * caller: at depth it is measured as a program would use it, not
+ * serialized.  librpcrdma's CLIENT takes as many calls as it has credits.
+ */
+static unsigned conns_for(const struct bench_opts *o, enum bench_strategy s)
+{
+	unsigned n = o->bo_conns;
+
+	if (s == BS_TCP)
+		for (unsigned i = 0; i < o->bo_ninflight; i++)
+			if (o->bo_inflight[i] > n)
+				n = o->bo_inflight[i];
+	return n < BENCH_MAX_CALLERS ? n : BENCH_MAX_CALLERS;
+}
+
 struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 					   enum bench_strategy s,
 					   char *err, size_t errlen)
@@ -426,7 +443,7 @@ struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 	if (!rc)
 		return NULL;
 	rc->rc_strategy = s;
-	for (unsigned i = 0; i < o->bo_conns && i < 64; i++) {
+	for (unsigned i = 0; i < conns_for(o, s); i++) {
 		CLIENT *cl = s == BS_TCP ?
 			tcp_client(o->bo_addr, o->bo_source,
 				   o->bo_port + BENCH_PORT_TCP, err, errlen) :
