@@ -1,7 +1,8 @@
 /*
  * The RDMA CLIENT: libtirpc clnt_ops over one RPC-over-RDMA connection.
- * Many threads may call at once, up to the granted credits; a progress
- * thread reaps completions and hands each Reply to the call it answers.
+ * Many threads may call at once, up to the granted credits.  A thread
+ * waiting for its Reply reaps the CQ itself, one at a time (poller.h);
+ * a progress thread remains only for connection events.
  */
 #include "config.h"
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include "poller.h"
 #include "transport.h"
 
 /* The life of one call slot. */
@@ -32,6 +34,16 @@ struct rpcrdma_req {
 	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
 };
 
+/*
+ * A thread waiting in cr_wait_for(): asleep on w_cond unless it is the
+ * poller.  The poller wakes the first one when it leaves, so the role
+ * passes on while anyone still waits.
+ */
+struct cr_waiter {
+	pthread_cond_t *w_cond;
+	struct cr_waiter *w_next;
+};
+
 struct clnt_rdma {
 	CLIENT cr_clnt;
 	struct rpcrdma_xprt cr_x;
@@ -42,6 +54,9 @@ struct clnt_rdma {
 	uint32_t cr_inflight;
 	pthread_cond_t cr_credit_cond;
 	struct rpcrdma_req *cr_reqs;
+	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
+	int cr_polling;			/* a waiter is reaping the CQ */
+	struct cr_waiter *cr_waiters;	/* the others, asleep */
 	struct rpc_err cr_err;		/* the last call's outcome */
 	char *cr_scratch_mem;		/* every slot's scratch, one registration */
 	struct ibv_mr *cr_scratch_mr;
@@ -68,12 +83,12 @@ static void fail_all(struct clnt_rdma *cr, int err)
 
 	if (!cr->cr_x.rx_dead)
 		cr->cr_x.rx_dead = err;
-	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
+	for (i = 0; i < cr->cr_nslots; i++) {
 		struct rpcrdma_req *rq = &cr->cr_reqs[i];
 
 		if (rq->rq_state == RQ_SENT) {
-			rq->rq_state = RQ_FAILED;
 			rq->rq_err = err;
+			__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			rq->rq_state = RQ_FREE;
@@ -84,17 +99,12 @@ static void fail_all(struct clnt_rdma *cr, int err)
 	pthread_cond_broadcast(&cr->cr_x.rx_sendctx_cond);
 }
 
+/* An xid's low bits are its slot (take_slot): O(1), no scan. */
 static struct rpcrdma_req *find_req(struct clnt_rdma *cr, uint32_t xid)
 {
-	uint32_t i;
+	struct rpcrdma_req *rq = &cr->cr_reqs[xid & (cr->cr_nslots - 1)];
 
-	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
-		struct rpcrdma_req *rq = &cr->cr_reqs[i];
-
-		if (rq->rq_state != RQ_FREE && rq->rq_xid == xid)
-			return rq;
-	}
-	return NULL;
+	return rq->rq_state != RQ_FREE && rq->rq_xid == xid ? rq : NULL;
 }
 
 /*
@@ -117,9 +127,9 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq) {
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {
-			rq->rq_state = RQ_FAILED;
 			rq->rq_err = h.rh_err == RPCRDMA_ERR_VERS ?
 				     -EPROTONOSUPPORT : -EPROTO;
+			__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			rq->rq_state = RQ_FREE;
@@ -148,7 +158,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	}
 	rq->rq_rep = rep;
 	rq->rq_off = h.rh_hdrlen;
-	rq->rq_state = RQ_REPLIED;
+	__atomic_store_n(&rq->rq_state, RQ_REPLIED, __ATOMIC_RELEASE);
 	cr->cr_x.rx_stats.rs_replies++;
 	pthread_cond_signal(&rq->rq_cond);
 	return;
@@ -158,12 +168,14 @@ out_repost:
 		fail_all(cr, -ECONNRESET);
 }
 
-static void reap(struct clnt_rdma *cr)
+/* Handle what completed: how many completions (0: the CQ was empty). */
+static int reap(struct clnt_rdma *cr)
 {
 	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
-	int n, i;
+	int n, i, total = 0;
 
 	while ((n = rpcrdma_cq_poll(&cr->cr_x.rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
+		total += n;
 		for (i = 0; i < n; i++) {
 			struct rpcrdma_cqe *c = wcs[i].wc_ctx;
 
@@ -195,7 +207,9 @@ static void reap(struct clnt_rdma *cr)
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
 		fail_all(cr, n);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return n;
 	}
+	return total;
 }
 
 /* Any CM event after ESTABLISHED means the connection is going away. */
@@ -211,27 +225,206 @@ static void handle_cm(struct clnt_rdma *cr)
 	}
 }
 
+/*
+ * Connection events nobody waits for.  Completions are reaped by the
+ * callers waiting for them (cr_wait_for), so this thread sleeps.
+ */
 static void *progress(void *arg)
 {
 	struct clnt_rdma *cr = arg;
-	struct pollfd pfd[3] = {
-		{ .fd = cr->cr_x.rx_ep.re_comp_ch->fd, .events = POLLIN },
+	struct pollfd pfd[2] = {
 		{ .fd = cr->cr_x.rx_ep.re_cm_ch->fd, .events = POLLIN },
 		{ .fd = cr->cr_stopfd, .events = POLLIN },
 	};
 
 	for (;;) {
-		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
-			break;
-		if (pfd[2].revents)
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
-			handle_cm(cr);
+			break;
 		if (pfd[0].revents)
-			rpcrdma_cq_rearm(&cr->cr_x.rx_ep);
-		reap(cr);
+			handle_cm(cr);
 	}
 	return NULL;
+}
+
+/* ---- waiting: one poller, the others asleep ------------------------------ */
+
+struct cr_poll_arg {
+	struct clnt_rdma *pa_cr;
+	int (*pa_done)(struct clnt_rdma *cr, const void *ctx);
+	const void *pa_ctx;
+};
+
+static int cr_po_reap(void *arg)
+{
+	return reap(((struct cr_poll_arg *)arg)->pa_cr);
+}
+
+static int cr_po_done(void *arg)
+{
+	struct cr_poll_arg *pa = arg;
+
+	return pa->pa_done(pa->pa_cr, pa->pa_ctx);
+}
+
+static int cr_po_arm(void *arg)
+{
+	return rpcrdma_cq_arm(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep);
+}
+
+static int cr_po_sleep(void *arg, int timeout_ms)
+{
+	return rpcrdma_cq_sleep(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep,
+				timeout_ms);
+}
+
+static uint64_t cr_po_now(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const struct rpcrdma_poll_ops cr_poll_ops = {
+	.po_reap = cr_po_reap,
+	.po_done = cr_po_done,
+	.po_arm = cr_po_arm,
+	.po_sleep = cr_po_sleep,
+	.po_now_ns = cr_po_now,
+};
+
+static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
+{
+	struct cr_waiter **pp;
+
+	for (pp = &cr->cr_waiters; *pp; pp = &(*pp)->w_next)
+		if (*pp == w) {
+			*pp = w->w_next;
+			return;
+		}
+}
+
+/* The poller role is free: wake a sleeper to take it.  Lock held. */
+static void cr_hand_over(struct clnt_rdma *cr)
+{
+	if (!cr->cr_polling && cr->cr_waiters)
+		pthread_cond_signal(cr->cr_waiters->w_cond);
+}
+
+static void cr_add_poll_stats(struct rpcrdma_stats *st,
+			      const struct rpcrdma_poll_stats *ps)
+{
+	st->rs_wakeups += ps->ps_wakeups;
+	st->rs_busy_poll_hits += ps->ps_hits;
+	st->rs_busy_poll_misses += ps->ps_misses;
+	st->rs_empty_polls += ps->ps_empty;
+}
+
+static uint64_t to_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/*
+ * Wait, lock held, until done() holds: as the poller if nobody polls
+ * (reaping the CQ, spinning ro_busy_poll_us, then sleeping on the
+ * channel), else asleep on cond until a Reply, a credit or the role is
+ * handed over.  0, or -ETIMEDOUT at the deadline.
+ */
+static int cr_wait_for(struct clnt_rdma *cr,
+		       int (*done)(struct clnt_rdma *cr, const void *ctx),
+		       const void *ctx, pthread_cond_t *cond,
+		       const struct timespec *deadline)
+{
+	struct cr_poll_arg pa = { cr, done, ctx };
+	struct cr_waiter me = { cond, NULL };
+	struct rpcrdma_poll_stats ps;
+	int rc = 0, linked = 0;
+
+	while (!done(cr, ctx)) {
+		if (!cr->cr_polling) {
+			if (linked) {
+				cr_unlink(cr, &me);
+				linked = 0;
+			}
+			cr->cr_polling = 1;
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			memset(&ps, 0, sizeof(ps));
+			rc = rpcrdma_poll_wait(&cr_poll_ops, &pa,
+					       cr->cr_x.rx_opts.ro_busy_poll_us,
+					       to_ns(deadline), &ps);
+			pthread_mutex_lock(&cr->cr_x.rx_lock);
+			cr->cr_polling = 0;
+			cr_add_poll_stats(&cr->cr_x.rx_stats, &ps);
+			if (rc == -ETIMEDOUT || done(cr, ctx))
+				break;
+			if (rc < 0)
+				fail_all(cr, rc);
+			continue;
+		}
+		if (!linked) {
+			me.w_next = cr->cr_waiters;
+			cr->cr_waiters = &me;
+			linked = 1;
+		}
+		if (pthread_cond_timedwait(cond, &cr->cr_x.rx_lock, deadline) ==
+		    ETIMEDOUT && !done(cr, ctx)) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (linked)
+		cr_unlink(cr, &me);
+	cr_hand_over(cr);
+	return done(cr, ctx) ? 0 : rc ? rc : -ETIMEDOUT;
+}
+
+static int reply_done(struct clnt_rdma *cr, const void *ctx)
+{
+	const struct rpcrdma_req *rq = ctx;
+
+	(void)cr;
+	return __atomic_load_n(&rq->rq_state, __ATOMIC_ACQUIRE) != RQ_SENT;
+}
+
+static int credit_done(struct clnt_rdma *cr, const void *ctx)
+{
+	(void)ctx;
+	return __atomic_load_n(&cr->cr_x.rx_dead, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&cr->cr_inflight, __ATOMIC_RELAXED) <
+	       __atomic_load_n(&cr->cr_credits, __ATOMIC_RELAXED);
+}
+
+/*
+ * The Send path found no free send context, or waits for a mapped
+ * Send's completion (lock not held): reap a little as the poller if the
+ * role is free, else let the poller do it and wait briefly.
+ */
+static void cr_reap_wait(void *arg)
+{
+	struct clnt_rdma *cr = arg;
+	struct rpcrdma_ep *ep = &cr->cr_x.rx_ep;
+	struct timespec ts;
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (cr->cr_polling) {
+		rpcrdma_deadline_ms(&ts, 10);
+		pthread_cond_timedwait(&cr->cr_x.rx_sendctx_cond,
+				       &cr->cr_x.rx_lock, &ts);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return;
+	}
+	cr->cr_polling = 1;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (!reap(cr) && !rpcrdma_cq_arm(ep) && !reap(cr))
+		rpcrdma_cq_sleep(ep, 10);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_polling = 0;
+	cr_hand_over(cr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
 
 /* Record a call's outcome for clnt_geterr(); calls may run in parallel. */
@@ -257,28 +450,30 @@ static enum clnt_stat set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
 static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 		     struct rpcrdma_req **rqp)
 {
-	uint32_t i;
-	int waited = 0;
+	uint32_t i, mask = cr->cr_nslots - 1;
 
-	while (!cr->cr_x.rx_dead && cr->cr_inflight >= cr->cr_credits) {
-		if (!waited++)
-			cr->cr_x.rx_stats.rs_credit_waits++;
-		if (pthread_cond_timedwait(&cr->cr_credit_cond, &cr->cr_x.rx_lock,
-					   deadline) == ETIMEDOUT)
+	if (!credit_done(cr, NULL)) {
+		/* Replies free credits; someone must reap them, maybe us. */
+		cr->cr_x.rx_stats.rs_credit_waits++;
+		if (cr_wait_for(cr, credit_done, NULL, &cr->cr_credit_cond,
+				deadline))
 			return -ETIMEDOUT;
 	}
 	if (cr->cr_x.rx_dead)
 		return cr->cr_x.rx_dead;
-	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++)
-		if (cr->cr_reqs[i].rq_state == RQ_FREE)
+	/* A free slot after the last one used (credits <= slots). */
+	for (i = 1; i <= cr->cr_nslots; i++)
+		if (cr->cr_reqs[(cr->cr_xid + i) & mask].rq_state == RQ_FREE)
 			break;
-	if (i == cr->cr_x.rx_opts.ro_max_requests)
+	if (i > cr->cr_nslots)
 		return -EAGAIN;	/* cannot happen: credits <= slots */
+	/* The xid names its slot in its low bits (find_req). */
+	cr->cr_xid += i;
 	cr->cr_inflight++;
-	*rqp = &cr->cr_reqs[i];
-	(*rqp)->rq_state = RQ_SENT;
-	(*rqp)->rq_xid = ++cr->cr_xid;
+	*rqp = &cr->cr_reqs[cr->cr_xid & mask];
+	(*rqp)->rq_xid = cr->cr_xid;
 	(*rqp)->rq_rep = NULL;
+	__atomic_store_n(&(*rqp)->rq_state, RQ_SENT, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -419,18 +614,14 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	cr->cr_x.rx_stats.rs_calls++;
-	while (rq->rq_state == RQ_SENT) {
-		if (pthread_cond_timedwait(&rq->rq_cond, &cr->cr_x.rx_lock,
-					   &deadline) == ETIMEDOUT &&
-		    rq->rq_state == RQ_SENT) {
-			/* Keep the credit until the Reply or the connection
-			 * ends: the server may still be working on it. */
-			rq->rq_state = RQ_ABANDONED;
-			cr->cr_x.rx_stats.rs_timeouts++;
-			pthread_mutex_unlock(&cr->cr_x.rx_lock);
-			wait_send_done(cr, rq, &deadline);
-			return set_err(cr, RPC_TIMEDOUT, 0);
-		}
+	if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &deadline)) {
+		/* Keep the credit until the Reply or the connection ends:
+		 * the server may still be working on it. */
+		rq->rq_state = RQ_ABANDONED;
+		cr->cr_x.rx_stats.rs_timeouts++;
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		wait_send_done(cr, rq, &deadline);
+		return set_err(cr, RPC_TIMEDOUT, 0);
 	}
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	wait_send_done(cr, rq, &deadline);
@@ -523,7 +714,7 @@ static void cr_free(struct clnt_rdma *cr)
 	uint32_t i;
 
 	if (cr->cr_reqs) {
-		for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++)
+		for (i = 0; i < cr->cr_nslots; i++)
 			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
 		free(cr->cr_reqs);
 	}
@@ -580,7 +771,7 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 	}
 	/* Mapped Sends gather the copied parts of a Call from the scratch. */
 	cr->cr_scratch_mr = rpcrdma_reg_mem(&x->rx_ep, cr->cr_scratch_mem,
-					    (size_t)x->rx_opts.ro_max_requests *
+					    (size_t)cr->cr_nslots *
 					    x->rx_opts.ro_inline_send);
 	if (!cr->cr_scratch_mr)
 		return -ENOMEM;
@@ -617,15 +808,18 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		goto out_nomem;
 	}
 	rpcrdma_cond_init(&cr->cr_credit_cond);
-	cr->cr_reqs = calloc(cr->cr_x.rx_opts.ro_max_requests,
-			     sizeof(*cr->cr_reqs));
+	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
+		cr->cr_nslots <<= 1;
+	cr->cr_reqs = calloc(cr->cr_nslots, sizeof(*cr->cr_reqs));
 	if (!cr->cr_reqs)
 		goto out_free_nomem;
-	cr->cr_scratch_mem = malloc((size_t)cr->cr_x.rx_opts.ro_max_requests *
+	cr->cr_scratch_mem = malloc((size_t)cr->cr_nslots *
 				    cr->cr_x.rx_opts.ro_inline_send);
 	if (!cr->cr_scratch_mem)
 		goto out_free_nomem;
-	for (i = 0; i < cr->cr_x.rx_opts.ro_max_requests; i++) {
+	cr->cr_x.rx_reap = cr_reap_wait;
+	cr->cr_x.rx_reap_arg = cr;
+	for (i = 0; i < cr->cr_nslots; i++) {
 		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
 		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
 					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <poll.h>
 #include <arpa/inet.h>
+#include "poller.h"
 #include "transport.h"
 #include <rpc/svc_mt.h>
 
@@ -68,17 +69,18 @@ static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
 /* ---- one connection ------------------------------------------------------ */
 
 /*
- * Reap completions into the Call queue.  The CQ is re-armed before the
- * final poll so a completion arriving meanwhile still wakes poll(2).
+ * Reap completions into the Call queue: how many completions, or a
+ * negative errno.  The CQ is not armed here: that happens only on the way
+ * back to sleep (conn_stat), never per message.
  */
-static void conn_reap(struct svc_rdma_conn *c)
+static int conn_reap(struct svc_rdma_conn *c)
 {
 	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
 	struct rpcrdma_xprt *x = &c->sc_x;
-	int n, i;
+	int n, i, total = 0;
 
-	rpcrdma_cq_rearm(&x->rx_ep);
 	while ((n = rpcrdma_cq_poll(&x->rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
+		total += n;
 		for (i = 0; i < n; i++) {
 			struct rpcrdma_cqe *e = wcs[i].wc_ctx;
 
@@ -105,20 +107,97 @@ static void conn_reap(struct svc_rdma_conn *c)
 		pthread_mutex_lock(&x->rx_lock);
 		x->rx_dead = n;
 		pthread_mutex_unlock(&x->rx_lock);
+		return n;
 	}
+	return total;
+}
+
+/* ---- the connection's side of the completion model (poller.h) ----------- */
+
+static int conn_po_reap(void *arg)
+{
+	return conn_reap(arg);
+}
+
+/* A Call to serve, or the connection is gone: back to the dispatcher. */
+static int conn_po_done(void *arg)
+{
+	struct svc_rdma_conn *c = arg;
+
+	return c->sc_qlen || __atomic_load_n(&c->sc_x.rx_dead, __ATOMIC_RELAXED);
+}
+
+static int conn_po_arm(void *arg)
+{
+	return rpcrdma_cq_arm(&((struct svc_rdma_conn *)arg)->sc_x.rx_ep);
+}
+
+static uint64_t conn_po_now(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* svc_run() sleeps in poll(2) on the channel: no po_sleep. */
+static const struct rpcrdma_poll_ops conn_spin_ops = {
+	.po_reap = conn_po_reap,
+	.po_done = conn_po_done,
+	.po_arm = conn_po_arm,
+	.po_now_ns = conn_po_now,
+};
+
+static void conn_add_poll_stats(struct svc_rdma_conn *c,
+				const struct rpcrdma_poll_stats *ps)
+{
+	struct rpcrdma_stats *st = &c->sc_x.rx_stats;
+
+	pthread_mutex_lock(&c->sc_x.rx_lock);
+	st->rs_wakeups += ps->ps_wakeups;
+	st->rs_busy_poll_hits += ps->ps_hits;
+	st->rs_busy_poll_misses += ps->ps_misses;
+	st->rs_empty_polls += ps->ps_empty;
+	pthread_mutex_unlock(&c->sc_x.rx_lock);
+}
+
+/*
+ * Nothing queued: spin up to ro_busy_poll_us for the next Call before
+ * arming the CQ and going back to svc_run's poll(2).  1 if a Call (or the
+ * connection's death) is there to handle, 0 to sleep.
+ */
+static int conn_spin(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_poll_stats ps = { 0 };
+	int rc;
+
+	if (conn_po_done(c))
+		return 1;
+	rc = rpcrdma_poll_wait(&conn_spin_ops, c, c->sc_x.rx_opts.ro_busy_poll_us,
+			       0, &ps);
+	conn_add_poll_stats(c, &ps);
+	return rc == 0;
 }
 
 /*
  * Called by the Send path when every send context is in use: the service
  * thread is the only one reaping, so wait briefly for a completion and
- * reap it here, queueing any Calls that come with it.
+ * reap it here, queueing any Calls that come with it.  The CQ is armed
+ * only if nothing is there yet.
  */
 static void conn_reap_wait(void *arg)
 {
 	struct svc_rdma_conn *c = arg;
-	struct pollfd pfd = { .fd = c->sc_x.rx_ep.re_comp_ch->fd, .events = POLLIN };
+	struct rpcrdma_ep *ep = &c->sc_x.rx_ep;
 
-	poll(&pfd, 1, 10);
+	if (conn_reap(c) || rpcrdma_cq_arm(ep) || conn_reap(c))
+		return;
+	if (rpcrdma_cq_sleep(ep, 10) > 0) {
+		pthread_mutex_lock(&c->sc_x.rx_lock);
+		c->sc_x.rx_stats.rs_wakeups++;
+		pthread_mutex_unlock(&c->sc_x.rx_lock);
+	}
 	conn_reap(c);
 }
 
@@ -132,14 +211,73 @@ static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
-/* Answer a Call we cannot serve with RDMA_ERROR; the connection stays up. */
+/*
+ * How long a Reply or RDMA_ERROR may wait for a send context before its
+ * connection counts as stalled.  The wait runs on the service thread, so
+ * every other connection waits with it.  A healthy peer frees a context
+ * with its next signaled Send completion: a few ms even under QEMU
+ * emulation, and still well under this after a few transport
+ * retransmissions (rxe's ACK timeout is under a second; siw rides TCP,
+ * whose first retransmissions come after 1 s, then 2 s).  A peer that
+ * takes no Sends at all (no receive posted: its Replies sit in RNR retry
+ * forever) frees none, and may hold everybody else no longer than this.
+ */
+#define SVC_RDMA_SEND_STALL_MS 5000
+
+/*
+ * Post one message, waiting at most SVC_RDMA_SEND_STALL_MS for a send
+ * context.  When none came free, this connection's Sends have stalled and
+ * it is torn down alone: marked dead (-ETIMEDOUT), so its later Sends fail
+ * at once and svc_run sees XPRT_DIED (conn_stat) and destroys it;
+ * disconnected now, so its QP flushes what is posted; and counted.
+ */
+/* The peer stopped taking our Sends: tear this connection down, alone. */
+static void conn_stalled(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_xprt *x = &c->sc_x;
+	int stalled = 0;
+
+	pthread_mutex_lock(&x->rx_lock);
+	/* Already dead (e.g. -ETIMEDOUT by an earlier stall): counted once. */
+	if (!x->rx_dead) {
+		x->rx_dead = -ETIMEDOUT;
+		x->rx_stats.rs_stalled_conns++;
+		stalled = 1;
+	}
+	pthread_mutex_unlock(&x->rx_lock);
+	if (stalled) {
+		RPCRDMA_DBG("conn %p: Sends stalled %d ms, torn down",
+			    (void *)c, SVC_RDMA_SEND_STALL_MS);
+		rpcrdma_ep_disconnect(&x->rx_ep);
+	}
+}
+
+static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
+			     size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			     uint32_t scratch_lkey, uint64_t *seqp)
+{
+	struct timeval tv = { SVC_RDMA_SEND_STALL_MS / 1000,
+			      (SVC_RDMA_SEND_STALL_MS % 1000) * 1000 };
+	struct timespec deadline;
+	int rc;
+
+	rpcrdma_deadline(&deadline, &tv);
+	rc = rpcrdma_xprt_send(&c->sc_x, hdr, hdrlen, xb, scratch_lkey,
+			       &deadline, seqp);
+	if (rc == -ETIMEDOUT)
+		conn_stalled(c);
+	return rc;
+}
+
+/*
+ * Answer a Call we cannot serve with RDMA_ERROR; the connection stays up,
+ * unless the answer cannot be posted in time (conn_send_bounded).
+ */
 static void conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_ERR_VERS];
 	struct rpcrdma_xdr_buf empty;
-	struct timespec deadline;
-	struct timeval tv = { 5, 0 };
 	uint64_t seq;
 	ssize_t n;
 
@@ -148,8 +286,8 @@ static void conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
 	if (n < 0)
 		return;
 	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
-	rpcrdma_deadline(&deadline, &tv);
-	rpcrdma_xprt_send(x, hdr, (size_t)n, &empty, 0, &deadline, &seq);
+	/* Nothing gathered from caller memory: nothing to wait for after. */
+	conn_send_bounded(c, hdr, (size_t)n, &empty, 0, &seq);
 	pthread_mutex_lock(&x->rx_lock);
 	x->rx_stats.rs_bad_calls++;
 	pthread_mutex_unlock(&x->rx_lock);
@@ -194,8 +332,15 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		conn_repost(c, c->sc_cur);
 		c->sc_cur = NULL;
 	}
-	if (!c->sc_qlen)
+	if (!c->sc_qlen) {
+		/* svc_run woke us: consume the channel's event, then poll. */
+		if (rpcrdma_cq_drain_events(&c->sc_x.rx_ep)) {
+			pthread_mutex_lock(&c->sc_x.rx_lock);
+			c->sc_x.rx_stats.rs_wakeups++;
+			pthread_mutex_unlock(&c->sc_x.rx_lock);
+		}
 		conn_reap(c);
+	}
 	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->sc_qlen,
 		    c->sc_x.rx_dead);
 	while (c->sc_qlen) {
@@ -235,7 +380,9 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 	if (c->sc_x.rx_dead)
 		return XPRT_DIED;
-	return c->sc_qlen ? XPRT_MOREREQS : XPRT_IDLE;
+	if (!conn_spin(c))
+		return XPRT_IDLE;
+	return c->sc_x.rx_dead ? XPRT_DIED : XPRT_MOREREQS;
 }
 
 static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
@@ -290,7 +437,8 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct rpcrdma_xdr_buf xb;
 	struct rpcrdma_hdr h;
 	struct timespec deadline;
-	struct timeval tv = { 30, 0 };
+	struct timeval tv = { SVC_RDMA_SEND_STALL_MS / 1000,
+			      (SVC_RDMA_SEND_STALL_MS % 1000) * 1000 };
 	uint64_t seq = 0;
 	ssize_t n;
 	int rc;
@@ -310,14 +458,15 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		c->sc_cur = NULL;
 	}
 	rpcrdma_deadline(&deadline, &tv);
+	/* A connection whose Sends stall is torn down there, alone. */
 	if (!rc)
-		rc = rpcrdma_xprt_send(x, hdr, (size_t)n, &xb,
-				       rpcrdma_mr_lkey(c->sc_scratch_mr),
-				       &deadline, &seq);
+		rc = conn_send_bounded(c, hdr, (size_t)n, &xb,
+				       rpcrdma_mr_lkey(c->sc_scratch_mr), &seq);
 	/* The results may be freed once we return: a mapped Reply that
-	 * gathers them must have completed by then. */
-	if (!rc)
-		rpcrdma_xprt_wait_send(x, seq, &deadline);
+	 * gathers them must have completed by then, or its connection be
+	 * torn down (its QP flushed) as stalled. */
+	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT)
+		conn_stalled(c);
 	if (rc == -EMSGSIZE)	/* would need a Reply chunk: fail it cleanly */
 		conn_send_error(c, msg->rm_xid, RPCRDMA_ERR_CHUNK);
 	pthread_mutex_lock(&x->rx_lock);

@@ -44,6 +44,7 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 	o->ro_inline_cutoff = 256;
 	o->ro_mapped_min = 8192;
 	o->ro_mr_cache = 0;
+	o->ro_busy_poll_us = RPCRDMA_DEFAULT_BUSY_POLL_US;
 	/* The process-wide default strategy, e.g. RPCRDMA_SEND_STRATEGY=mapped. */
 	{
 		const char *env = getenv("RPCRDMA_SEND_STRATEGY");
@@ -51,6 +52,18 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 
 		if (st >= 0)
 			o->ro_send_strategy = (uint32_t)st;
+	}
+	/* How long a waiter spins on the CQ before it sleeps, in µs. */
+	{
+		const char *env = getenv("RPCRDMA_BUSY_POLL_US");
+		char *end;
+		unsigned long v;
+
+		if (env && *env) {
+			v = strtoul(env, &end, 10);
+			if (!*end && v <= RPCRDMA_MAX_BUSY_POLL_US)
+				o->ro_busy_poll_us = (uint32_t)v;
+		}
 	}
 }
 
@@ -83,6 +96,8 @@ void rpcrdma_options_sanitize(struct rpcrdma_options *o)
 		o->ro_send_strategy = RPCRDMA_SEND_AUTO;
 	if (o->ro_max_inline_data > 4096)
 		o->ro_max_inline_data = 4096;
+	if (o->ro_busy_poll_us > RPCRDMA_MAX_BUSY_POLL_US)
+		o->ro_busy_poll_us = RPCRDMA_MAX_BUSY_POLL_US;
 }
 
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
@@ -162,6 +177,13 @@ int rpcrdma_cond_init(pthread_cond_t *c)
 	rc = pthread_cond_init(c, &a);
 	pthread_condattr_destroy(&a);
 	return rc ? -rc : 0;
+}
+
+void rpcrdma_deadline_ms(struct timespec *ts, unsigned int ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+
+	rpcrdma_deadline(ts, &tv);
 }
 
 void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv)
@@ -247,13 +269,21 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 	return 0;
 }
 
+static int deadline_passed(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > deadline->tv_sec ||
+	       (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
 /*
  * Take a send context, waiting while the ring is empty (counted).  Without
  * a progress thread the waiter reaps completions itself.  Lock held.
  */
 static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 {
-	struct timespec now;
 	int idx;
 
 	for (;;) {
@@ -270,10 +300,7 @@ static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 				return -ETIMEDOUT;
 			continue;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > deadline->tv_sec ||
-		    (now.tv_sec == deadline->tv_sec &&
-		     now.tv_nsec >= deadline->tv_nsec))
+		if (deadline_passed(deadline))
 			return -ETIMEDOUT;
 		pthread_mutex_unlock(&x->rx_lock);
 		x->rx_reap(x->rx_reap_arg);
@@ -445,6 +472,11 @@ int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 		if (!waited++)
 			x->rx_stats.rs_reply_waits_for_send++;
 		if (x->rx_reap) {
+			/* Reaping ourselves, we must watch the clock. */
+			if (deadline_passed(deadline)) {
+				rc = -ETIMEDOUT;
+				break;
+			}
 			pthread_mutex_unlock(&x->rx_lock);
 			x->rx_reap(x->rx_reap_arg);
 			pthread_mutex_lock(&x->rx_lock);

@@ -17,6 +17,9 @@
 #include "xdr_buf.h"
 
 #define RPCRDMA_WC_BATCH 16
+/* ro_busy_poll_us: the default (see rpcrdma_options_init(3)) and bound. */
+#define RPCRDMA_DEFAULT_BUSY_POLL_US 300
+#define RPCRDMA_MAX_BUSY_POLL_US 1000000
 
 struct rpcrdma_xprt {
 	struct rpcrdma_ep rx_ep;
@@ -63,5 +66,6 @@ extern int rpcrdma_debug;
 void rpcrdma_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define RPCRDMA_DBG(...) do { if (rpcrdma_debug) rpcrdma_dbg(__VA_ARGS__); } while (0)
 void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv);
+void rpcrdma_deadline_ms(struct timespec *ts, unsigned int ms);
 
 #endif /* RPCRDMA_TRANSPORT_H */

@@ -438,6 +438,13 @@ int rpcrdma_cq_arm(struct rpcrdma_ep *ep)
  */
 int rpcrdma_cq_rearm(struct rpcrdma_ep *ep)
 {
+	rpcrdma_cq_drain_events(ep);
+	return rpcrdma_cq_arm(ep);
+}
+
+/* Consume pending completion events without arming: 1 if there were. */
+int rpcrdma_cq_drain_events(struct rpcrdma_ep *ep)
+{
 	unsigned int n = 0;
 	struct ibv_cq *cq;
 	void *ctx;
@@ -446,7 +453,25 @@ int rpcrdma_cq_rearm(struct rpcrdma_ep *ep)
 		n++;
 	if (n)
 		ibv_ack_cq_events(ep->re_cq, n);
-	return rpcrdma_cq_arm(ep);
+	return n > 0;
+}
+
+/*
+ * Sleep on the completion channel (the CQ is armed) until it is readable
+ * or timeout_ms passes (-1: no timeout); consume its events.  1 woke,
+ * 0 timed out, or a negative errno.
+ */
+int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = ep->re_comp_ch->fd, .events = POLLIN };
+	int rc = poll(&pfd, 1, timeout_ms);
+
+	if (rc < 0)
+		return errno == EINTR ? 1 : -errno;
+	if (!rc)
+		return 0;
+	rpcrdma_cq_drain_events(ep);
+	return 1;
 }
 
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)

@@ -43,7 +43,8 @@ struct rpcrdma_options {
 	uint32_t ro_mapped_min;		/* auto: map when this many bytes are referenced */
 	uint32_t ro_mr_cache;		/* hot-path registrations kept; 0: none */
 	const char *ro_source;		/* client: local address to connect from */
-	uint32_t ro_reserved[8];	/* zero; room to grow without an ABI break */
+	uint32_t ro_busy_poll_us;	/* spin on the CQ this long before sleeping */
+	uint32_t ro_reserved[7];	/* zero; room to grow without an ABI break */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -74,7 +75,11 @@ struct rpcrdma_stats {
 	uint64_t rs_fallback_not_mappable;	/* ... memory not registered */
 	uint64_t rs_reply_waits_for_send;	/* Reply came before the Send completed */
 	uint64_t rs_inline_granted;	/* max_inline_data the QP really granted */
-	uint64_t rs_reserved[5];
+	uint64_t rs_wakeups;		/* sleeps on the completion channel */
+	uint64_t rs_busy_poll_hits;	/* spins that found a completion */
+	uint64_t rs_busy_poll_misses;	/* spins that ran out and went to sleep */
+	uint64_t rs_empty_polls;	/* CQ polls that found nothing */
+	uint64_t rs_stalled_conns;	/* server: connections torn down because their Sends stalled */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

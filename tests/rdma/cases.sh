@@ -85,6 +85,11 @@ pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n 100"
 
+# Callers abandon calls (timeouts) while others wait or poll the CQ.
+pair abandoned-calls \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/echo_client -A -a $srv -b $cli -t 8 -n 20"
+
 pair bad-replies \
 	"$b/tests/rdma/badserver -a $srv" \
 	"$b/tests/rdma/badreply_client -a $srv -b $cli"
@@ -114,6 +119,89 @@ pair rpc-echo-own-loop \
 pair bad-headers \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/badpeer -a $srv -b $cli"
+
+# stall NAME: a raw peer sends 64 Calls and never posts a receive, so the
+# server's Replies to it cannot be delivered (rxe: they sit in RNR retry and
+# their Sends never complete; siw: iWARP has no RNR, that connection
+# terminates).  While the peer stays connected, a bystander client and then
+# a connection made after the stall must be served in time; once the peer
+# has gone, the server must still serve, shut down cleanly, and report the
+# connection it tore down because its Sends stalled.
+stall() {
+	name=$1 sargs=$2; port=$((port + 1))
+	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
+	timeout 300 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	i=0
+	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	timeout 240 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
+		-b "$cli" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
+		>"$work/$name.peer" 2>&1 &
+	ppid=$!
+	i=0
+	while [ ! -e "$sent" ] && kill -0 $ppid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	why=
+	[ -e "$sent" ] || why="the peer's Calls never went out"
+	# The bystander, then a new connection, each within 60 s.
+	if [ -z "$why" ]; then
+		t0=$(date +%s)
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -N \
+			-a "$srv" -b "$cli" -p $port -m 700 -t 4 -n 50 \
+			>"$work/$name.client" 2>&1 ||
+			why="the bystander was not served (exit $?)"
+		echo "bystander: $(($(date +%s) - t0)) s" >>"$work/$name.client"
+	fi
+	if [ -z "$why" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -N \
+			-a "$srv" -b "$cli" -p $port -m 100 -t 2 -n 20 \
+			>>"$work/$name.client" 2>&1 ||
+			why="a connection made after the stall was not served (exit $?)"
+	fi
+	[ -n "$why" ] || kill -0 $ppid 2>/dev/null ||
+		why="the peer left before the others were served"
+	touch "$stop"
+	wait $ppid
+	prc=$?
+	[ -n "$why" ] || [ $prc -eq 0 ] || why="the peer failed (exit $prc)"
+	# The peer has gone: the server still serves, then shuts down.
+	if [ -z "$why" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" \
+			-a "$srv" -b "$cli" -p $port -m 100 -t 2 -n 10 \
+			>>"$work/$name.client" 2>&1 ||
+			why="the last client was not served (exit $?)"
+	fi
+	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
+	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\)$/\1/p' \
+		"$work/$name.server")
+	# The peer's connection went down while it stayed.  rxe: its Replies
+	# stalled and the server tore it down; siw: it failed by itself.
+	if [ -z "$why" ] && ! grep -q "the server disconnected us" "$work/$name.peer"; then
+		why="the peer's connection was never torn down"
+	fi
+	if [ -z "$why" ] && [ "$kind" = rxe ] && [ "$stalled" != 1 ]; then
+		why="stalled_conns '$stalled', expected 1"
+	fi
+	if [ -z "$why" ]; then
+		echo "ok - $kind: $name"
+	else
+		echo "not ok - $kind: $name ($why)"
+		for f in server peer client; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+stall stalled-peer
+# Mapped Replies wait for their Send completion: that wait is bounded too.
+stall stalled-peer-mapped "-s mapped"
 
 # rpcrdma_bench, a short real run: one size under the inline threshold and
 # one over it, every strategy and baseline, each payload verified; the

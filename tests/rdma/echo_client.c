@@ -138,6 +138,62 @@ static int killed_server(CLIENT *cl, const char *flag)
 	return 0;
 }
 
+/*
+ * A caller abandons its call (it times out) while other threads wait for
+ * theirs or poll the CQ: nobody else's Reply may be lost.  The server
+ * serves one Call at a time, so an ECHO_SLEEP of 1.5 s holds the others'
+ * Calls back while the sleeper's own call gives up after 0.5 s; the
+ * others (timeout 25 s) must all come back byte-exact.  Three rounds.
+ */
+static int abandon(CLIENT *cl, unsigned threads, unsigned per_thread)
+{
+	struct timeval tmo = { 0, 500 * 1000 };
+	struct rpcrdma_stats s0, s;
+	struct worker *w = calloc(threads, sizeof(*w));
+	unsigned round;
+
+	if (!w)
+		die("out of memory");
+	s0 = stats(cl);
+	for (round = 0; round < 3; round++) {
+		u_int ms = 1500;
+		enum clnt_stat st;
+
+		for (unsigned i = 0; i < threads; i++) {
+			w[i] = (struct worker){ cl, round * 100 + i + 1, per_thread,
+						512, 0 };
+			if (pthread_create(&w[i].w_thread, NULL, work, &w[i]))
+				die("pthread_create");
+		}
+		usleep(100 * 1000);	/* the others are calling by now */
+		st = clnt_call(cl, ECHO_SLEEP, (xdrproc_t)xdr_u_int, (char *)&ms,
+			       (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+		if (st != RPC_TIMEDOUT)
+			die("round %u: the abandoned call ended with %s", round,
+			    clnt_sperrno(st));
+		for (unsigned i = 0; i < threads; i++)
+			pthread_join(w[i].w_thread, NULL);
+	}
+	/* The server answers in order: by this Reply the late ones came. */
+	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("NULL after the abandoned calls failed");
+	s = stats(cl);
+	printf("client: 3 calls abandoned among %u threads x %u calls: calls %llu "
+	       "replies %llu timeouts %llu bad %llu\n", threads, per_thread,
+	       (unsigned long long)(s.rs_calls - s0.rs_calls),
+	       (unsigned long long)(s.rs_replies - s0.rs_replies),
+	       (unsigned long long)(s.rs_timeouts - s0.rs_timeouts),
+	       (unsigned long long)(s.rs_bad_replies - s0.rs_bad_replies));
+	if (s.rs_timeouts - s0.rs_timeouts != 3 || s.rs_bad_replies != s0.rs_bad_replies ||
+	    s.rs_calls - s0.rs_calls != s.rs_replies - s0.rs_replies + 3)
+		die("counters disagree with 3 abandoned calls");
+	echo_shutdown_1(NULL, NULL, cl);
+	clnt_destroy(cl);
+	free(w);
+	printf("client: ok\n");
+	return 0;
+}
+
 /* Bench: NULL calls from `threads` threads for `secs` seconds (informational). */
 struct bencher {
 	CLIENT *b_cl;
@@ -210,7 +266,7 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
-	int strategy = 0, register_buf = 0;
+	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
 	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
 	const unsigned inline_max = 4096 - 28 - 40 - 4;
@@ -225,8 +281,9 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:AN")) != -1) {
 		switch (c) {
+		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
 		case 'B': bench_secs = atof(optarg); break;
@@ -237,6 +294,7 @@ int main(int argc, char **argv)
 			o.ro_send_strategy = (uint32_t)strategy;
 			break;
 		case 'R': register_buf = 1; break;
+		case 'A': abandon_test = 1; break;
 		case 'C': o.ro_mr_cache = (uint32_t)atoi(optarg); break;
 		case 'P': payload = (unsigned)atoi(optarg); break;
 		case 'T': o.ro_inline_send = o.ro_inline_recv = (uint32_t)atoi(optarg); break;
@@ -272,6 +330,8 @@ int main(int argc, char **argv)
 		return killed_server(cl, kill_flag);
 	if (bench_secs > 0)
 		return bench(cl, threads, bench_secs, payload);
+	if (abandon_test)
+		return abandon(cl, threads, per_thread);
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and
@@ -366,7 +426,8 @@ int main(int argc, char **argv)
 	if (s.rs_credits_granted < 2)
 		die("the server granted %llu credits", (unsigned long long)s.rs_credits_granted);
 
-	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+	/* -N: the server keeps serving others (a test's later clients). */
+	if (!no_shutdown && echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("SHUTDOWN failed");
 	if (mr && clnt_rdma_dereg_mem(cl, mr))
 		die("clnt_rdma_dereg_mem failed");

@@ -136,11 +136,13 @@ int main(int argc, char **argv)
 		svc_run();
 	}
 	if (svc_rdma_get_stats(listener, &st) == 0)
-		printf("server: calls %llu replies %llu bad_calls %llu pullup_sends %llu\n",
+		printf("server: calls %llu replies %llu bad_calls %llu pullup_sends %llu "
+		       "stalled_conns %llu\n",
 		       (unsigned long long)st.rs_calls,
 		       (unsigned long long)st.rs_replies,
 		       (unsigned long long)st.rs_bad_calls,
-		       (unsigned long long)st.rs_pullup_sends);
+		       (unsigned long long)st.rs_pullup_sends,
+		       (unsigned long long)st.rs_stalled_conns);
 	if (strategy >= 0) {
 		const char *why;
 

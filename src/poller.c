@@ -1,0 +1,79 @@
+/*
+ * The waiting policy of the completion model (poller.h): reap, spin for
+ * a bounded time while the CQ stays empty, then arm and reap once more
+ * before sleeping.  Pure logic over an ops table; no verbs calls here.
+ */
+#include "config.h"
+#include <errno.h>
+#include "poller.h"
+
+/* Milliseconds to sleep before the deadline, rounded up; -1: none. */
+static int sleep_ms(uint64_t now, uint64_t deadline)
+{
+	uint64_t left;
+
+	if (!deadline)
+		return -1;
+	left = deadline - now;
+	if (left / 1000000 >= 60000)
+		return 60000;
+	return (int)((left + 999999) / 1000000);
+}
+
+int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
+		      uint32_t spin_us, uint64_t deadline_ns,
+		      struct rpcrdma_poll_stats *st)
+{
+	uint64_t spin_end = 0, now;
+	int n, spun = 0, rc;
+
+	for (;;) {
+		n = ops->po_reap(arg);
+		if (n < 0)
+			return n;
+		if (ops->po_done(arg)) {
+			if (n && spun)
+				st->ps_hits++;
+			return 0;
+		}
+		now = ops->po_now_ns(arg);
+		if (n) {
+			/* Progress: the spin budget starts again. */
+			if (spun)
+				st->ps_hits++;
+			spun = 0;
+			spin_end = now + (uint64_t)spin_us * 1000;
+			continue;
+		}
+		st->ps_empty++;
+		if (deadline_ns && now >= deadline_ns)
+			return -ETIMEDOUT;
+		if (!spun++)
+			spin_end = now + (uint64_t)spin_us * 1000;
+		if (now < spin_end)
+			continue;
+
+		/* The spin ran out: arm, and look once more before sleeping. */
+		st->ps_misses++;
+		rc = ops->po_arm(arg);
+		if (rc)
+			return rc;
+		n = ops->po_reap(arg);
+		if (n < 0)
+			return n;
+		if (ops->po_done(arg))
+			return 0;
+		if (n) {
+			spun = 0;
+			continue;
+		}
+		if (!ops->po_sleep)
+			return -EAGAIN;
+		rc = ops->po_sleep(arg, sleep_ms(now, deadline_ns));
+		if (rc < 0)
+			return rc;
+		if (rc)
+			st->ps_wakeups++;
+		spun = 0;
+	}
+}

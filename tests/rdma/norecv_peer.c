@@ -1,0 +1,283 @@
+/*
+ * A peer that takes no Replies: raw librdmacm/verbs, no librpcrdma.  It
+ * connects to echo_server like a real client (RFC 8797 private data),
+ * sends a burst of valid ECHO_NULL Calls and never posts a single receive,
+ * so the server's Replies cannot be delivered: on InfiniBand/RoCE (rxe)
+ * they sit in RNR retry forever and their Sends never complete; on iWARP
+ * (siw), which has no RNR, the first one terminates the connection.  Then
+ * it stays connected, idle, until told to stop, reporting whether and when
+ * the server tore the connection down.
+ *
+ * It only has to do its part: exit 0 when it connected and its Calls went
+ * out.  Whether the server kept serving everybody else is checked by the
+ * test case (cases.sh, "stall") through other clients.
+ *
+ * Good headers come from the library's codec (src/rpc_rdma.c, compiled in).
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+#include "rpc_rdma.h"
+#include "rawpeer.h"
+
+enum {
+	NR_MAX_CALLS = 256,	/* largest burst -n accepts */
+	NR_SLOT = 128,		/* send buffer per Call: header + RPC Call */
+	NR_CREDITS = 32,	/* what our Calls ask for */
+	NR_WAIT_MS = 10000,	/* bounded wait for the Calls' completions */
+};
+
+#define ECHO_PROG	0x20049001u
+#define ECHO_VERS	1u
+#define ECHO_NULL	0u
+
+static struct rdma_cm_id *nr_id;
+static uint8_t *nr_sbuf;
+static struct ibv_mr *nr_smr;
+
+/* One RDMA_MSG Call of ECHO_NULL, AUTH_NONE, no arguments (RFC 5531). */
+static void build_call(struct msg *m, uint32_t xid)
+{
+	struct rpcrdma_hdr h;
+	ssize_t n;
+
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = xid;
+	h.rh_credits = NR_CREDITS;
+	h.rh_proc = RPCRDMA_MSG;
+	n = rpcrdma_hdr_encode(m->m_buf, sizeof(m->m_buf), &h);
+	if (n < 0)
+		die("rpcrdma_hdr_encode: %zd", n);
+	m->m_len = (size_t)n;
+	put32(m, xid);
+	put32(m, 0u);		/* CALL */
+	put32(m, 2u);		/* RPC version */
+	put32(m, ECHO_PROG);
+	put32(m, ECHO_VERS);
+	put32(m, ECHO_NULL);
+	put32(m, 0u);		/* cred AUTH_NONE */
+	put32(m, 0u);
+	put32(m, 0u);		/* verf AUTH_NONE */
+	put32(m, 0u);
+	if (m->m_len > NR_SLOT)
+		die("a Call of %zu bytes does not fit its slot", m->m_len);
+}
+
+static struct rdma_addrinfo *resolve(const char *node, const char *port,
+				     const char *src)
+{
+	struct rdma_addrinfo hints, *res;
+	struct sockaddr_in sin;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	if (src) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		if (inet_pton(AF_INET, src, &sin.sin_addr) != 1)
+			die("bad source address %s", src);
+		hints.ai_src_addr = (struct sockaddr *)&sin;
+		hints.ai_src_len = sizeof(sin);
+	}
+	if (rdma_getaddrinfo(node, port, &hints, &res))
+		die("rdma_getaddrinfo %s:%s: %s", node, port, strerror(errno));
+	return res;
+}
+
+/*
+ * Connect with our RFC 8797 offer (4 KiB each way); retry while the
+ * listener is not up.  The receive queue exists (a QP needs one) but
+ * nothing is ever posted to it.
+ */
+static void connect_server(const char *addr, const char *port,
+			   const char *src, int ncalls, int timeout)
+{
+	int64_t deadline = now_ms() + (int64_t)timeout * 1000;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
+	struct rdma_conn_param param;
+	struct ibv_qp_init_attr attr;
+	struct rdma_addrinfo *res;
+	uint32_t magic = htonl(RPCRDMA_CM_MAGIC);
+
+	memcpy(pdata, &magic, 4);
+	pdata[4] = RPCRDMA_CM_VERSION;
+	pdata[5] = 0;
+	pdata[6] = RAWPEER_BUF / 1024 - 1;
+	pdata[7] = RAWPEER_BUF / 1024 - 1;
+	for (;;) {
+		res = resolve(addr, port, src);
+		memset(&attr, 0, sizeof(attr));
+		attr.cap.max_send_wr = (uint32_t)ncalls;
+		attr.cap.max_recv_wr = 1;
+		attr.cap.max_send_sge = 1;
+		attr.cap.max_recv_sge = 1;
+		attr.qp_type = IBV_QPT_RC;
+		attr.sq_sig_all = 1;
+		if (rdma_create_ep(&nr_id, res, NULL, &attr))
+			die("rdma_create_ep: %s", strerror(errno));
+		rdma_freeaddrinfo(res);
+		nr_smr = rdma_reg_msgs(nr_id, nr_sbuf, (size_t)ncalls * NR_SLOT);
+		if (!nr_smr)
+			die("memory registration: %s", strerror(errno));
+		memset(&param, 0, sizeof(param));
+		param.private_data = pdata;
+		param.private_data_len = sizeof(pdata);
+		param.responder_resources = 1;
+		param.initiator_depth = 1;
+		param.retry_count = 7;
+		param.rnr_retry_count = 7;
+		if (!rdma_connect(nr_id, &param))
+			return;
+		printf("# connect: %s, retrying\n", strerror(errno));
+		rdma_dereg_mr(nr_smr);
+		rdma_destroy_ep(nr_id);
+		if (now_ms() >= deadline)
+			die("could not connect to %s:%s in %d s", addr, port,
+			    timeout);
+		usleep(100 * 1000);
+	}
+}
+
+/*
+ * Post every Call at once, then collect their completions.  A Call the
+ * server's receive queue could not take at once (we send more than its
+ * credits) is retried by our QP until the server re-posts; on iWARP it
+ * may instead fail, and the rest flush, when the connection terminates.
+ */
+static void send_calls(int ncalls, int *ok, int *failed)
+{
+	struct ibv_wc wc;
+	struct msg m;
+	int i;
+
+	for (i = 0; i < ncalls; i++) {
+		uint8_t *slot = nr_sbuf + (size_t)i * NR_SLOT;
+
+		build_call(&m, 0x6e720000u + (uint32_t)i);	/* "nr" */
+		memcpy(slot, m.m_buf, m.m_len);
+		if (rdma_post_send(nr_id, NULL, slot, m.m_len, nr_smr, 0))
+			die("rdma_post_send of Call %d: %s", i, strerror(errno));
+	}
+	*ok = *failed = 0;
+	while (*ok + *failed < ncalls) {
+		if (!poll_cq(nr_id->send_cq, &wc, NR_WAIT_MS)) {
+			printf("# %d Call completions missing after %d ms\n",
+			       ncalls - *ok - *failed, NR_WAIT_MS);
+			return;
+		}
+		if (wc.status == IBV_WC_SUCCESS) {
+			(*ok)++;
+		} else {
+			if (!*failed)
+				printf("# first failed Call: %s\n",
+				       ibv_wc_status_str(wc.status));
+			(*failed)++;
+		}
+	}
+}
+
+/* 1 if the server disconnected us (a CM event other than ESTABLISHED). */
+static int server_disconnected(int ms)
+{
+	struct pollfd pfd = { .fd = nr_id->channel->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int gone = 0;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return 0;
+	while (!rdma_get_cm_event(nr_id->channel, &ev)) {
+		printf("# CM event: %s\n", rdma_event_str(ev->event));
+		if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
+			gone = 1;
+		rdma_ack_cm_event(ev);
+	}
+	return gone;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: norecv_peer -a SERVER -b SOURCE -p PORT [-n CALLS]\n"
+		"       [-f SENTFILE] [-s STOPFILE] [-i IDLE_SECS] [-t SECS]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL, *src = NULL, *port = NULL;
+	const char *sentfile = NULL, *stopfile = NULL;
+	int timeout = 60, idle = 60, ncalls = 64, ok, failed, c;
+	int64_t t0, gone_at = -1, idle_end;
+	FILE *f;
+
+	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:")) != -1) {
+		switch (c) {
+		case 'a': addr = optarg; break;
+		case 'b': src = optarg; break;
+		case 'p': port = optarg; break;
+		case 'n': ncalls = atoi(optarg); break;
+		case 'f': sentfile = optarg; break;
+		case 's': stopfile = optarg; break;
+		case 'i': idle = atoi(optarg); break;
+		case 't': timeout = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (!addr || !port || timeout <= 0 || idle < 0 || ncalls < 1 ||
+	    ncalls > NR_MAX_CALLS)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rawpeer_name = "norecv_peer";
+	/* Nothing may hang: a blocked librdmacm call ends with SIGALRM. */
+	alarm((unsigned)(timeout + idle + 30));
+	nr_sbuf = calloc((size_t)ncalls, NR_SLOT);
+	if (!nr_sbuf)
+		die("out of memory");
+
+	connect_server(addr, port, src, ncalls, timeout);
+	/* Watch for the server's disconnect without blocking on it. */
+	if (fcntl(nr_id->channel->fd, F_SETFL,
+		  fcntl(nr_id->channel->fd, F_GETFL) | O_NONBLOCK))
+		die("fcntl: %s", strerror(errno));
+	printf("# connected; sending %d ECHO_NULL Calls, no receive posted\n",
+	       ncalls);
+	t0 = now_ms();
+	send_calls(ncalls, &ok, &failed);
+	printf("norecv_peer: %d Calls sent: %d completed, %d failed, in %lld ms\n",
+	       ncalls, ok, failed, (long long)(now_ms() - t0));
+	if (sentfile) {
+		f = fopen(sentfile, "w");
+		if (!f || fclose(f))
+			die("cannot create %s", sentfile);
+	}
+
+	/* Stay connected and idle until told to stop (or for IDLE_SECS). */
+	idle_end = now_ms() + (int64_t)idle * 1000;
+	while (now_ms() < idle_end && !(stopfile && !access(stopfile, F_OK))) {
+		if (gone_at >= 0)
+			usleep(100 * 1000);
+		else if (server_disconnected(100))
+			gone_at = now_ms();
+	}
+	if (gone_at >= 0)
+		printf("norecv_peer: the server disconnected us %.1f s after "
+		       "the Calls went out\n", (double)(gone_at - t0) / 1000);
+	else
+		printf("norecv_peer: still connected after %.1f s\n",
+		       (double)(now_ms() - t0) / 1000);
+
+	if (gone_at < 0)
+		rdma_disconnect(nr_id);
+	rdma_dereg_mr(nr_smr);
+	rdma_destroy_ep(nr_id);
+	free(nr_sbuf);
+	return 0;
+}
