@@ -398,27 +398,6 @@ static void run_cases(void)
 
 /* ---- connection ---------------------------------------------------------- */
 
-static struct rdma_addrinfo *resolve(const char *node, const char *port,
-				     const char *src)
-{
-	struct rdma_addrinfo hints, *res;
-	struct sockaddr_in sin;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = RDMA_PS_TCP;
-	if (src) {
-		memset(&sin, 0, sizeof(sin));
-		sin.sin_family = AF_INET;
-		if (inet_pton(AF_INET, src, &sin.sin_addr) != 1)
-			die("bad source address %s", src);
-		hints.ai_src_addr = (struct sockaddr *)&sin;
-		hints.ai_src_len = sizeof(sin);
-	}
-	if (rdma_getaddrinfo(node, port, &hints, &res))
-		die("rdma_getaddrinfo %s:%s: %s", node, port, strerror(errno));
-	return res;
-}
-
 static void init_qp_attr(struct ibv_qp_init_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -468,7 +447,7 @@ static void connect_server(const char *addr, const char *port,
 	pdata[6] = BAD_BUF / 1024 - 1;
 	pdata[7] = BAD_BUF / 1024 - 1;
 	for (;;) {
-		res = resolve(addr, port, src);
+		res = rawpeer_resolve(addr, port, src);
 		init_qp_attr(&attr);
 		if (rdma_create_ep(&bad_id, res, NULL, &attr))
 			die("rdma_create_ep: %s", strerror(errno));

@@ -72,27 +72,6 @@ static void build_call(struct msg *m, uint32_t xid)
 		die("a Call of %zu bytes does not fit its slot", m->m_len);
 }
 
-static struct rdma_addrinfo *resolve(const char *node, const char *port,
-				     const char *src)
-{
-	struct rdma_addrinfo hints, *res;
-	struct sockaddr_in sin;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = RDMA_PS_TCP;
-	if (src) {
-		memset(&sin, 0, sizeof(sin));
-		sin.sin_family = AF_INET;
-		if (inet_pton(AF_INET, src, &sin.sin_addr) != 1)
-			die("bad source address %s", src);
-		hints.ai_src_addr = (struct sockaddr *)&sin;
-		hints.ai_src_len = sizeof(sin);
-	}
-	if (rdma_getaddrinfo(node, port, &hints, &res))
-		die("rdma_getaddrinfo %s:%s: %s", node, port, strerror(errno));
-	return res;
-}
-
 /*
  * Connect with our RFC 8797 offer (4 KiB each way); retry while the
  * listener is not up.  The receive queue exists (a QP needs one) but
@@ -114,7 +93,7 @@ static void connect_server(const char *addr, const char *port,
 	pdata[6] = RAWPEER_BUF / 1024 - 1;
 	pdata[7] = RAWPEER_BUF / 1024 - 1;
 	for (;;) {
-		res = resolve(addr, port, src);
+		res = rawpeer_resolve(addr, port, src);
 		memset(&attr, 0, sizeof(attr));
 		attr.cap.max_send_wr = (uint32_t)ncalls;
 		attr.cap.max_recv_wr = 1;

@@ -1,7 +1,8 @@
 /*
- * Helpers shared by the raw-verbs test peers (badpeer, badserver): a
- * message built of big-endian words, a hex dump for diagnostics, a fatal
- * exit, and a CQ poll bounded by a deadline.  Header-only, test code.
+ * Helpers shared by the raw-verbs test peers (badpeer, badserver,
+ * norecv_peer): a message built of big-endian words, a hex dump for
+ * diagnostics, a fatal exit, address resolution, and a CQ poll bounded by
+ * a deadline.  Header-only, test code.
  */
 #ifndef RAWPEER_H
 #define RAWPEER_H
@@ -12,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #define RAWPEER_BUF 4096	/* one message, as offered in the private data */
 
@@ -91,6 +94,29 @@ static inline int poll_cq(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 			return 0;
 		nanosleep(&nap, NULL);
 	}
+}
+
+/* rdma_getaddrinfo for a TCP-port-space connect from src (NULL: any). */
+static inline struct rdma_addrinfo *rawpeer_resolve(const char *node,
+						    const char *port,
+						    const char *src)
+{
+	struct rdma_addrinfo hints, *res;
+	struct sockaddr_in sin;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	if (src) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		if (inet_pton(AF_INET, src, &sin.sin_addr) != 1)
+			die("bad source address %s", src);
+		hints.ai_src_addr = (struct sockaddr *)&sin;
+		hints.ai_src_len = sizeof(sin);
+	}
+	if (rdma_getaddrinfo(node, port, &hints, &res))
+		die("rdma_getaddrinfo %s:%s: %s", node, port, strerror(errno));
+	return res;
 }
 
 #endif /* RAWPEER_H */
