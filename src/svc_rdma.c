@@ -2,45 +2,20 @@
  * The RDMA server: a listening SVCXPRT whose CM events create one SVCXPRT
  * per connection, each registered with libtirpc so svc_run() polls it.
  * A connection's xp_fd is its completion channel; Calls queue up there.
+ * With ro_svc_threads, the listener's own threads serve instead
+ * (svc_threads.c): every xp_fd is then a private eventfd svc_run() never
+ * wakes for, kept only so svc_getreq_common() finds the SVCXPRT.
  */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/eventfd.h>
 #include "poller.h"
-#include "transport.h"
-#include <rpc/svc_mt.h>
-
-struct svc_rdma_listener;
-
-/* One accepted connection. */
-struct svc_rdma_conn {
-	SVCXPRT sc_xprt;
-	SVCXPRT_EXT sc_ext;
-	struct rpcrdma_xprt sc_x;
-	struct svc_rdma_listener *sc_lst;
-	struct svc_rdma_conn *sc_next;	/* listener's list of connections */
-	struct rpcrdma_rep **sc_queue;	/* Calls received, not yet served */
-	uint32_t sc_qhead, sc_qlen;
-	struct rpcrdma_rep *sc_cur;	/* the Call being served */
-	uint32_t sc_xid;		/* its xid: svc_sendreply() leaves it 0 */
-	XDR sc_args;			/* decoder over sc_cur's RPC message */
-	char *sc_scratch;		/* Reply head/tail storage (registered) */
-	struct ibv_mr *sc_scratch_mr;
-};
-
-struct svc_rdma_listener {
-	SVCXPRT sl_xprt;
-	SVCXPRT_EXT sl_ext;
-	struct rpcrdma_options sl_opts;
-	struct rdma_event_channel *sl_ch;
-	struct rdma_cm_id *sl_id;
-	pthread_mutex_t sl_lock;
-	struct svc_rdma_conn *sl_conns;
-	struct rpcrdma_stats sl_closed;	/* counters of connections gone */
-};
+#include "svc_threads.h"
 
 static const struct xp_ops conn_ops, listener_ops;
 static const struct xp_ops2 svc_rdma_ops2;
@@ -73,7 +48,7 @@ static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
  * negative errno.  The CQ is not armed here: that happens only on the way
  * back to sleep (conn_stat), never per message.
  */
-static int conn_reap(struct svc_rdma_conn *c)
+static int conn_reap_locked(struct svc_rdma_conn *c)
 {
 	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
 	struct rpcrdma_xprt *x = &c->sc_x;
@@ -112,6 +87,22 @@ static int conn_reap(struct svc_rdma_conn *c)
 	return total;
 }
 
+/* Service threads reap one CQ from several threads: one at a time. */
+static int conn_reap(struct svc_rdma_conn *c)
+{
+	int n;
+
+	pthread_mutex_lock(&c->sc_lock);
+	n = conn_reap_locked(c);
+	pthread_mutex_unlock(&c->sc_lock);
+	return n;
+}
+
+int svc_rdma_conn_reap(struct svc_rdma_conn *c)
+{
+	return conn_reap(c);
+}
+
 /* ---- the connection's side of the completion model (poller.h) ----------- */
 
 static int conn_po_reap(void *arg)
@@ -124,7 +115,8 @@ static int conn_po_done(void *arg)
 {
 	struct svc_rdma_conn *c = arg;
 
-	return c->sc_qlen || __atomic_load_n(&c->sc_x.rx_dead, __ATOMIC_RELAXED);
+	return __atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&c->sc_x.rx_dead, __ATOMIC_RELAXED);
 }
 
 static int conn_po_arm(void *arg)
@@ -191,6 +183,12 @@ static void conn_reap_wait(void *arg)
 	struct svc_rdma_conn *c = arg;
 	struct rpcrdma_ep *ep = &c->sc_x.rx_ep;
 
+	/* Threaded: the channel is the leader's; reap, or let time pass. */
+	if (c->sc_threaded) {
+		if (!conn_reap(c))
+			usleep(500);
+		return;
+	}
 	if (conn_reap(c) || rpcrdma_cq_arm(ep) || conn_reap(c))
 		return;
 	if (rpcrdma_cq_sleep(ep, 10) > 0) {
@@ -209,6 +207,25 @@ static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	if (rpcrdma_xprt_repost(x, rep) && !x->rx_dead)
 		x->rx_dead = -ECONNRESET;
 	pthread_mutex_unlock(&x->rx_lock);
+}
+
+void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+{
+	conn_repost(c, rep);
+}
+
+/*
+ * The Call state of this xprt: the connection's own under svc_run(), the
+ * calling service thread's in threaded mode; NULL from a thread that is
+ * not serving this connection (it has no Call of it to answer).
+ */
+static struct svc_rdma_call *conn_call(struct svc_rdma_conn *c)
+{
+	struct svc_rdma_call *ct = svc_rdma_thread_call;
+
+	if (!c->sc_threaded)
+		return &c->sc_call;
+	return ct && ct->ct_conn == c ? ct : NULL;
 }
 
 /*
@@ -325,14 +342,21 @@ static long conn_check_call(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
+	struct svc_rdma_call *ct = conn_call(c);
 	uint32_t nrecv = c->sc_x.rx_ep.re_nrecv;
 
+	if (!ct)
+		return FALSE;
 	/* A dispatcher that never replied leaves its Call behind. */
-	if (c->sc_cur) {
-		conn_repost(c, c->sc_cur);
-		c->sc_cur = NULL;
+	if (ct->ct_cur) {
+		conn_repost(c, ct->ct_cur);
+		ct->ct_cur = NULL;
 	}
-	if (!c->sc_qlen) {
+	if (c->sc_threaded) {
+		/* The leader reaps and sleeps; here, at most a look. */
+		if (!__atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED))
+			conn_reap(c);
+	} else if (!c->sc_qlen) {
 		/* svc_run woke us: consume the channel's event, then poll. */
 		if (rpcrdma_cq_drain_events(&c->sc_x.rx_ep)) {
 			pthread_mutex_lock(&c->sc_x.rx_lock);
@@ -343,20 +367,30 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	}
 	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->sc_qlen,
 		    c->sc_x.rx_dead);
-	while (c->sc_qlen) {
-		struct rpcrdma_rep *rep = c->sc_queue[c->sc_qhead];
+	for (;;) {
+		struct rpcrdma_rep *rep = NULL;
 		long off;
 
-		c->sc_qhead = (c->sc_qhead + 1) % nrecv;
-		c->sc_qlen--;
+		/* Taken under the lock, handled outside it: a bad header's
+		 * RDMA_ERROR may have to reap for a send context. */
+		pthread_mutex_lock(&c->sc_lock);
+		if (c->sc_qlen) {
+			rep = c->sc_queue[c->sc_qhead];
+			c->sc_qhead = (c->sc_qhead + 1) % nrecv;
+			__atomic_store_n(&c->sc_qlen, c->sc_qlen - 1,
+					 __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&c->sc_lock);
+		if (!rep)
+			break;
 		off = conn_check_call(c, rep);
 		if (off < 0) {
 			conn_repost(c, rep);
 			continue;
 		}
-		xdrmem_create(&c->sc_args, (char *)rep->rr_buf + off,
+		xdrmem_create(&ct->ct_args, (char *)rep->rr_buf + off,
 			      (u_int)(rep->rr_len - (uint32_t)off), XDR_DECODE);
-		if (!xdr_callmsg(&c->sc_args, msg)) {
+		if (!xdr_callmsg(&ct->ct_args, msg)) {
 			/* Not an RPC Call: nothing to answer it with. */
 			pthread_mutex_lock(&c->sc_x.rx_lock);
 			c->sc_x.rx_stats.rs_bad_calls++;
@@ -364,8 +398,8 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			conn_repost(c, rep);
 			continue;
 		}
-		c->sc_cur = rep;
-		c->sc_xid = msg->rm_xid;
+		ct->ct_cur = rep;
+		ct->ct_xid = msg->rm_xid;
 		pthread_mutex_lock(&c->sc_x.rx_lock);
 		c->sc_x.rx_stats.rs_calls++;
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
@@ -378,6 +412,10 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
 
+	/* Threaded: one Call per svc_getreq_common(), and libtirpc never
+	 * destroys what other threads may be serving (svc_threads.c does). */
+	if (c->sc_threaded)
+		return XPRT_IDLE;
 	if (c->sc_x.rx_dead)
 		return XPRT_DIED;
 	if (!conn_spin(c))
@@ -387,11 +425,11 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 {
-	struct svc_rdma_conn *c = to_conn(xprt);
+	struct svc_rdma_call *ct = conn_call(to_conn(xprt));
 
-	if (!c->sc_cur)
+	if (!ct || !ct->ct_cur)
 		return FALSE;
-	return SVCAUTH_UNWRAP(&SVC_XP_AUTH(xprt), &c->sc_args, xargs, argsp);
+	return SVCAUTH_UNWRAP(&SVC_XP_AUTH(xprt), &ct->ct_args, xargs, argsp);
 }
 
 static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
@@ -405,7 +443,7 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 
 /* Encode the Reply, results wrapped by the Call's auth flavour. */
 static int conn_encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
-			     struct rpcrdma_xdr_buf *xb)
+			     struct rpcrdma_xdr_buf *xb, uint32_t slot)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
 	xdrproc_t xres = NULL;
@@ -420,7 +458,10 @@ static int conn_encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 		msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
 		msg->acpted_rply.ar_results.where = NULL;
 	}
-	rpcrdma_xdrbuf_init(xb, c->sc_scratch, c->sc_x.rx_opts.ro_inline_send,
+	/* Each service thread owns one slice: Replies encode in parallel. */
+	rpcrdma_xdrbuf_init(xb, c->sc_scratch +
+			    (size_t)slot * c->sc_x.rx_opts.ro_inline_send,
+			    c->sc_x.rx_opts.ro_inline_send,
 			    c->sc_x.rx_opts.ro_page_threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
 	ok = xdr_replymsg(&xdrs, msg) &&
@@ -432,6 +473,7 @@ static int conn_encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
+	struct svc_rdma_call *ct = conn_call(c);
 	struct rpcrdma_xprt *x = &c->sc_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_MIN];
 	struct rpcrdma_xdr_buf xb;
@@ -443,19 +485,22 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	ssize_t n;
 	int rc;
 
-	msg->rm_xid = c->sc_xid;
+	/* Not the thread serving a Call of this connection: nothing to answer. */
+	if (!ct)
+		return FALSE;
+	msg->rm_xid = ct->ct_xid;
 	memset(&h, 0, sizeof(h));
 	h.rh_xid = msg->rm_xid;
 	/* We grant exactly the receives we keep posted. */
 	h.rh_credits = x->rx_ep.re_nrecv;
 	h.rh_proc = RPCRDMA_MSG;
 	n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
-	rc = n < 0 ? (int)n : conn_encode_reply(xprt, msg, &xb);
+	rc = n < 0 ? (int)n : conn_encode_reply(xprt, msg, &xb, ct->ct_slot);
 	/* The Call's arguments are decoded: its receive goes back before the
 	 * Reply grants the credit that lets the client use it again. */
-	if (c->sc_cur) {
-		conn_repost(c, c->sc_cur);
-		c->sc_cur = NULL;
+	if (ct->ct_cur) {
+		conn_repost(c, ct->ct_cur);
+		ct->ct_cur = NULL;
 	}
 	rpcrdma_deadline(&deadline, &tv);
 	/* A connection whose Sends stall is torn down there, alone. */
@@ -496,9 +541,18 @@ static void conn_destroy(SVCXPRT *xprt)
 	if (c->sc_scratch_mr)
 		rpcrdma_dereg_mem(c->sc_scratch_mr);
 	rpcrdma_xprt_fini(&c->sc_x);
+	/* Threaded: the private fd goes once nobody can look it up. */
+	if (c->sc_threaded)
+		close(c->sc_xprt.xp_fd);
+	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
 	free(c->sc_scratch);
 	free(c);
+}
+
+void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
+{
+	conn_destroy(&c->sc_xprt);
 }
 
 static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
@@ -530,6 +584,7 @@ static void conn_free_early(struct svc_rdma_conn *c)
 	if (c->sc_scratch_mr)
 		rpcrdma_dereg_mem(c->sc_scratch_mr);
 	rpcrdma_xprt_fini(&c->sc_x);
+	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
 	free(c->sc_scratch);
 	free(c);
@@ -544,14 +599,16 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 {
 	struct svc_rdma_conn *c = calloc(1, sizeof(*c));
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
+	uint32_t i, slots = l->sl_pool.sp_nthreads ? l->sl_pool.sp_nthreads : 1;
 	struct rpcrdma_xprt *x;
-	uint32_t i;
+	int fd = -1;
 	ssize_t n;
 
 	if (!c || rpcrdma_xprt_init(&c->sc_x, &l->sl_opts)) {
 		free(c);
 		goto out_reject;
 	}
+	pthread_mutex_init(&c->sc_lock, NULL);
 	x = &c->sc_x;
 	x->rx_ep.re_id = ev->id;
 	x->rx_ep.re_cm_ch = l->sl_ch;
@@ -563,12 +620,15 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 			       ev->param.conn.private_data ?
 			       ev->param.conn.private_data_len : 0);
 	c->sc_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->sc_queue));
-	c->sc_scratch = malloc(x->rx_opts.ro_inline_send);
-	if (!c->sc_queue || !c->sc_scratch ||
+	/* One Reply scratch slice per thread that may reply at once. */
+	c->sc_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
+	if (l->sl_pool.sp_nthreads)
+		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!c->sc_queue || !c->sc_scratch || (l->sl_pool.sp_nthreads && fd < 0) ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
 		goto out_free;
 	c->sc_scratch_mr = rpcrdma_reg_mem(&x->rx_ep, c->sc_scratch,
-					   x->rx_opts.ro_inline_send);
+					   (size_t)x->rx_opts.ro_inline_send * slots);
 	if (!c->sc_scratch_mr)
 		goto out_free;
 	for (i = 0; i < x->rx_ep.re_nrecv; i++)
@@ -579,7 +639,9 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		goto out_free;
 
 	c->sc_lst = l;
-	c->sc_xprt.xp_fd = x->rx_ep.re_comp_ch->fd;
+	c->sc_threaded = l->sl_pool.sp_nthreads > 0;
+	/* Threaded: svc_run() must never wake for it, only find it. */
+	c->sc_xprt.xp_fd = c->sc_threaded ? fd : x->rx_ep.re_comp_ch->fd;
 	c->sc_xprt.xp_ops = &conn_ops;
 	c->sc_xprt.xp_ops2 = &svc_rdma_ops2;
 	c->sc_xprt.xp_netid = "rdma";
@@ -595,6 +657,8 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 
 out_free:
 	RPCRDMA_DBG("accept failed: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	if (ev->id->qp)
 		rdma_destroy_qp(ev->id);
 	x->rx_ep.re_id = NULL;
@@ -605,12 +669,11 @@ out_reject:
 	return ev->id;
 }
 
-static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+/* Handle every pending CM event: svc_run's lst_recv, or the leader. */
+void svc_rdma_lst_events(struct svc_rdma_listener *l)
 {
-	struct svc_rdma_listener *l = to_lst(xprt);
 	struct rdma_cm_event *ev;
 
-	(void)msg;
 	while (!rdma_get_cm_event(l->sl_ch, &ev)) {
 		struct svc_rdma_conn *c = ev->id->context;
 		struct rdma_cm_id *refused = NULL;
@@ -638,6 +701,17 @@ static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		if (refused)
 			rdma_destroy_id(refused);
 	}
+}
+
+static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svc_rdma_listener *l = to_lst(xprt);
+
+	(void)msg;
+	/* Threaded: the leader takes CM events; svc_run only woke to see
+	 * svc_exit() (svc_threads_kick). */
+	if (!l->sl_pool.sp_nthreads)
+		svc_rdma_lst_events(l);
 	return FALSE;	/* a listener never carries a Call itself */
 }
 
@@ -666,9 +740,14 @@ static void lst_destroy(SVCXPRT *xprt)
 {
 	struct svc_rdma_listener *l = to_lst(xprt);
 
+	/* No thread may serve or poll what is torn down below. */
+	if (l->sl_pool.sp_nthreads)
+		svc_threads_stop(l);
 	xprt_unregister(xprt);
 	while (l->sl_conns)
 		conn_destroy(&l->sl_conns->sc_xprt);
+	if (l->sl_pool.sp_nthreads)
+		close(xprt->xp_fd);
 	rdma_destroy_id(l->sl_id);
 	rdma_destroy_event_channel(l->sl_ch);
 	pthread_mutex_destroy(&l->sl_lock);
@@ -709,14 +788,39 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		goto out_err;
 	}
 	l->sl_xprt.xp_fd = l->sl_ch->fd;
+	if (l->sl_opts.ro_svc_threads) {
+		/*
+		 * The leader polls the CM channel; svc_run() gets a private
+		 * eventfd instead, so it has something to wait on and is
+		 * woken only to return after svc_exit().
+		 */
+		l->sl_xprt.xp_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (l->sl_xprt.xp_fd < 0) {
+			rc = -errno;
+			goto out_listen;
+		}
+	}
 	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
 	l->sl_xprt.xp_ops = &listener_ops;
 	l->sl_xprt.xp_ops2 = &svc_rdma_ops2;
 	l->sl_xprt.xp_netid = "rdma";
 	l->sl_xprt.xp_tp = "rdma";
 	l->sl_xprt.xp_p3 = &l->sl_ext;
+	if (l->sl_opts.ro_svc_threads) {
+		rc = svc_threads_start(l);
+		if (rc) {
+			close(l->sl_xprt.xp_fd);
+			goto out_listen;
+		}
+	}
 	xprt_register(&l->sl_xprt);
 	return &l->sl_xprt;
+
+out_listen:
+	rdma_destroy_id(l->sl_id);
+	rdma_destroy_event_channel(l->sl_ch);
+	pthread_mutex_destroy(&l->sl_lock);
+	free(l);
 
 out_err:
 	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
@@ -772,7 +876,9 @@ int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
 	if (n < max)
 		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
 	n++;
-	for (c = l->sl_conns; c; c = c->sc_next, n++)
+	/* Threaded: the service threads watch the connections themselves. */
+	for (c = l->sl_pool.sp_nthreads ? NULL : l->sl_conns; c;
+	     c = c->sc_next, n++)
 		if (n < max)
 			fds[n] = (struct pollfd){ .fd = c->sc_xprt.xp_fd,
 						  .events = POLLIN };
@@ -795,6 +901,12 @@ int svc_rdma_serve(SVCXPRT *xprt, int timeout_ms)
 	if (n < 0) {
 		errno = EINVAL;
 		return -1;
+	}
+	/* Threaded: the service threads serve; this loop only waits. */
+	if (to_lst(xprt)->sl_pool.sp_nthreads) {
+		if (poll(NULL, 0, timeout_ms) < 0 && errno != EINTR)
+			return -1;
+		return 0;
 	}
 	fds = calloc((size_t)n, sizeof(*fds));
 	if (!fds) {

@@ -65,6 +65,19 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 				o->ro_busy_poll_us = (uint32_t)v;
 		}
 	}
+	/* Service threads of a server, e.g. RPCRDMA_SVC_THREADS=4. */
+	{
+		const char *env = getenv("RPCRDMA_SVC_THREADS");
+		char *end;
+		unsigned long v;
+
+		if (env && *env) {
+			v = strtoul(env, &end, 10);
+			if (!*end)
+				o->ro_svc_threads = v > RPCRDMA_MAX_SVC_THREADS ?
+					RPCRDMA_MAX_SVC_THREADS : (uint32_t)v;
+		}
+	}
 }
 
 /*
@@ -98,6 +111,8 @@ void rpcrdma_options_sanitize(struct rpcrdma_options *o)
 		o->ro_max_inline_data = 4096;
 	if (o->ro_busy_poll_us > RPCRDMA_MAX_BUSY_POLL_US)
 		o->ro_busy_poll_us = RPCRDMA_MAX_BUSY_POLL_US;
+	if (o->ro_svc_threads > RPCRDMA_MAX_SVC_THREADS)
+		o->ro_svc_threads = RPCRDMA_MAX_SVC_THREADS;
 }
 
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)

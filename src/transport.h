@@ -20,6 +20,8 @@
 /* ro_busy_poll_us: the default (see rpcrdma_options_init(3)) and bound. */
 #define RPCRDMA_DEFAULT_BUSY_POLL_US 300
 #define RPCRDMA_MAX_BUSY_POLL_US 1000000
+/* ro_svc_threads: more would only contend for the same CQs. */
+#define RPCRDMA_MAX_SVC_THREADS 64
 
 struct rpcrdma_xprt {
 	struct rpcrdma_ep rx_ep;

@@ -44,7 +44,8 @@ struct rpcrdma_options {
 	uint32_t ro_mr_cache;		/* hot-path registrations kept; 0: none */
 	const char *ro_source;		/* client: local address to connect from */
 	uint32_t ro_busy_poll_us;	/* spin on the CQ this long before sleeping */
-	uint32_t ro_reserved[7];	/* zero; room to grow without an ABI break */
+	uint32_t ro_svc_threads;	/* server: service threads; 0: svc_run() serves */
+	uint32_t ro_reserved[6];	/* zero; room to grow without an ABI break */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);

@@ -116,6 +116,69 @@ pair rpc-echo-own-loop \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli -m 700 -t 8 -n 50"
 
+# Service threads (-j): four clients x 8 threads on one threaded server at
+# once, every reply verified, then one more that shuts it down.
+threaded_many() {
+	name=$1; port=$((port + 1))
+	ready=$work/$name.ready
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 8 -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	i=0
+	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	why=
+	[ -e "$ready" ] || why="server never became ready"
+	if [ -z "$why" ]; then
+		pids=
+		for k in 1 2 3 4; do
+			timeout 120 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -N \
+				-a "$srv" -b "$cli" -p $port -m 700 -t 8 -n 50 \
+				>"$work/$name.client$k" 2>&1 &
+			pids="$pids $!"
+		done
+		k=0
+		for p in $pids; do
+			k=$((k + 1))
+			wait $p || why="${why}client $k failed (exit $?); "
+		done
+	fi
+	if [ -z "$why" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" \
+			-a "$srv" -b "$cli" -p $port -m 100 -t 2 -n 10 \
+			>"$work/$name.client" 2>&1 || why="the last client failed (exit $?)"
+	fi
+	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
+	if [ -z "$why" ]; then
+		echo "ok - $kind: $name"
+	else
+		echo "not ok - $kind: $name ($why)"
+		for f in "$work/$name".server "$work/$name".client*; do
+			awk -v f="${f##*.}" '{ print "# " f ": " $0 }' "$f"
+		done
+		failed=1
+	fi
+}
+threaded_many threaded-many-clients
+
+# Calls of ONE connection served in parallel: 8 threads of one CLIENT each
+# sleep 300 ms three times on a server with 8 service threads; at least two
+# sleeps must have run at once (no timing asserted).
+pair threaded-parallel \
+	"$b/tests/rdma/echo_server -j 8 -a $srv" \
+	"$b/tests/rdma/echo_client -S -a $srv -b $cli -t 8 -n 3"
+conc=$(sed -n 's/^server: max concurrent \([0-9]*\)$/\1/p' "$work/threaded-parallel.server")
+if [ "${conc:-0}" -ge 2 ]; then
+	echo "ok - $kind: threaded-parallel-concurrency # max concurrent $conc"
+else
+	echo "not ok - $kind: threaded-parallel-concurrency (max concurrent '$conc', expected >= 2)"
+	failed=1
+fi
+
 pair bad-headers \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/badpeer -a $srv -b $cli"

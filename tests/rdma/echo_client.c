@@ -195,6 +195,47 @@ static int abandon(CLIENT *cl, unsigned threads, unsigned per_thread)
 }
 
 /* Bench: NULL calls from `threads` threads for `secs` seconds (informational). */
+/*
+ * -S: every thread of one CLIENT calls ECHO_SLEEP 300 ms per_thread times,
+ * so a server with service threads has several Calls of one connection
+ * to run at once (it reports how many it ran concurrently).
+ */
+static void *sleep_work(void *arg)
+{
+	struct worker *w = arg;
+	u_int ms = 300;
+
+	for (unsigned i = 0; i < w->w_calls; i++)
+		if (echo_sleep_1(&ms, NULL, w->w_cl) != RPC_SUCCESS)
+			die("ECHO_SLEEP failed: %s", clnt_sperror(w->w_cl, "ECHO_SLEEP"));
+	return NULL;
+}
+
+static int sleepers(CLIENT *cl, unsigned threads, unsigned per_thread,
+		    int no_shutdown)
+{
+	struct worker *w = calloc(threads, sizeof(*w));
+	double t0 = now();
+
+	if (!w)
+		die("out of memory");
+	for (unsigned i = 0; i < threads; i++) {
+		w[i] = (struct worker){ cl, i + 1, per_thread, 0, 0 };
+		if (pthread_create(&w[i].w_thread, NULL, sleep_work, &w[i]))
+			die("pthread_create");
+	}
+	for (unsigned i = 0; i < threads; i++)
+		pthread_join(w[i].w_thread, NULL);
+	printf("client: %u threads x %u sleeps of 300 ms in %.2f s\n", threads,
+	       per_thread, now() - t0);
+	if (!no_shutdown && echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("SHUTDOWN failed");
+	clnt_destroy(cl);
+	free(w);
+	printf("client: ok\n");
+	return 0;
+}
+
 struct bencher {
 	CLIENT *b_cl;
 	unsigned b_payload;		/* 0: NULL calls, else ECHO_BYTES */
@@ -267,6 +308,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
+	int sleep_test = 0;
 	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
 	const unsigned inline_max = 4096 - 28 - 40 - 4;
@@ -281,8 +323,9 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:AN")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANS")) != -1) {
 		switch (c) {
+		case 'S': sleep_test = 1; break;
 		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
@@ -332,6 +375,8 @@ int main(int argc, char **argv)
 		return bench(cl, threads, bench_secs, payload);
 	if (abandon_test)
 		return abandon(cl, threads, per_thread);
+	if (sleep_test)
+		return sleepers(cl, threads, per_thread, no_shutdown);
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and

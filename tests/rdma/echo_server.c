@@ -3,6 +3,8 @@
  * (echo_prog_1) served by svc_run() over an svc_rdma_create() listener.
  * Writes READYFILE once listening; exits 0 after ECHO_SHUTDOWN.  With -l
  * it serves from its own loop (svc_rdma_serve) instead of svc_run().
+ * With -j N the library's N service threads serve (ro_svc_threads); the
+ * most ECHO_SLEEPs seen running at once is printed at exit.
  */
 #include "config.h"
 #include <stdio.h>
@@ -17,6 +19,7 @@ void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 static SVCXPRT *listener;
 static volatile int stopping;
+static int sleeping, max_sleeping;	/* concurrent ECHO_SLEEPs (atomic) */
 
 bool_t echo_null_1_svc(void *argp, void *result, struct svc_req *rq)
 {
@@ -59,8 +62,17 @@ bool_t echo_shutdown_1_svc(void *argp, void *result, struct svc_req *rq)
 
 bool_t echo_sleep_1_svc(u_int *ms, void *result, struct svc_req *rq)
 {
+	int now, max;
+
 	(void)result; (void)rq;
+	now = __atomic_add_fetch(&sleeping, 1, __ATOMIC_SEQ_CST);
+	max = __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST);
+	while (now > max && !__atomic_compare_exchange_n(&max_sleeping, &max, now,
+							 0, __ATOMIC_SEQ_CST,
+							 __ATOMIC_SEQ_CST))
+		;
 	usleep(*ms * 1000u);
+	__atomic_sub_fetch(&sleeping, 1, __ATOMIC_SEQ_CST);
 	return TRUE;
 }
 
@@ -91,8 +103,11 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:p:r:ls:T:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:ls:T:j:")) != -1) {
 		switch (c) {
+		case 'j':
+			o.ro_svc_threads = (uint32_t)atoi(optarg);
+			break;
 		case 'T':
 			o.ro_inline_send = o.ro_inline_recv = (uint32_t)atoi(optarg);
 			break;
@@ -143,6 +158,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_bad_calls,
 		       (unsigned long long)st.rs_pullup_sends,
 		       (unsigned long long)st.rs_stalled_conns);
+	printf("server: max concurrent %d\n",
+	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (strategy >= 0) {
 		const char *why;
 

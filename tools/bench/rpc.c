@@ -316,6 +316,9 @@ int bench_rpc_serve(const struct bench_opts *o)
 
 		rpcrdma_options_init(&ro);
 		ro.ro_send_strategy = rdma_strategy[s];
+		/* The dispatcher's state is unlocked (above): svc_run serves,
+		 * whatever RPCRDMA_SVC_THREADS says. */
+		ro.ro_svc_threads = 0;
 		snprintf(port, sizeof(port), "%u", o->bo_port + (unsigned)s);
 		srv.sv_rdma[s] = svc_rdma_create(o->bo_addr, port, &ro);
 		if (!srv.sv_rdma[s]) {
