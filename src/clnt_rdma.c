@@ -279,21 +279,12 @@ static int cr_po_sleep(void *arg, int timeout_ms)
 				timeout_ms);
 }
 
-static uint64_t cr_po_now(void *arg)
-{
-	struct timespec ts;
-
-	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static const struct rpcrdma_poll_ops cr_poll_ops = {
 	.po_reap = cr_po_reap,
 	.po_done = cr_po_done,
 	.po_arm = cr_po_arm,
 	.po_sleep = cr_po_sleep,
-	.po_now_ns = cr_po_now,
+	.po_now_ns = rpcrdma_poll_now_ns,
 };
 
 static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)

@@ -5,7 +5,17 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <time.h>
 #include "poller.h"
+
+uint64_t rpcrdma_poll_now_ns(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Milliseconds to sleep before the deadline, rounded up; -1: none. */
 static int sleep_ms(uint64_t now, uint64_t deadline)

@@ -25,6 +25,9 @@ struct rpcrdma_poll_ops {
 	uint64_t (*po_now_ns)(void *arg);	/* CLOCK_MONOTONIC */
 };
 
+/* The po_now_ns every transport uses: CLOCK_MONOTONIC in ns, arg unused. */
+uint64_t rpcrdma_poll_now_ns(void *arg);
+
 /* What one waiter's loop did, added to the transport counters. */
 struct rpcrdma_poll_stats {
 	uint64_t ps_wakeups;		/* sleeps on the channel that woke */

@@ -124,21 +124,12 @@ static int conn_po_arm(void *arg)
 	return rpcrdma_cq_arm(&((struct svc_rdma_conn *)arg)->sc_x.rx_ep);
 }
 
-static uint64_t conn_po_now(void *arg)
-{
-	struct timespec ts;
-
-	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* svc_run() sleeps in poll(2) on the channel: no po_sleep. */
 static const struct rpcrdma_poll_ops conn_spin_ops = {
 	.po_reap = conn_po_reap,
 	.po_done = conn_po_done,
 	.po_arm = conn_po_arm,
-	.po_now_ns = conn_po_now,
+	.po_now_ns = rpcrdma_poll_now_ns,
 };
 
 static void conn_add_poll_stats(struct svc_rdma_conn *c,

@@ -87,21 +87,12 @@ static int set_arm(void *arg)
 	return 0;
 }
 
-static uint64_t set_now(void *arg)
-{
-	struct timespec ts;
-
-	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The leader sleeps in its own poll(2) over the whole set: no po_sleep. */
 static const struct rpcrdma_poll_ops set_ops = {
 	.po_reap = set_reap,
 	.po_done = set_done,
 	.po_arm = set_arm,
-	.po_now_ns = set_now,
+	.po_now_ns = rpcrdma_poll_now_ns,
 };
 
 /*
