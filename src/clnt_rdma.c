@@ -30,7 +30,7 @@ struct rpcrdma_req {
 	struct rpcrdma_rep *rq_rep;
 	size_t rq_off;			/* RPC message offset in rq_rep */
 	pthread_cond_t rq_cond;
-	char *rq_scratch;		/* XDR head/tail storage (registered) */
+	char *rq_scratch;		/* XDR head/tail storage (copied when sent) */
 	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
 };
 
@@ -58,8 +58,7 @@ struct clnt_rdma {
 	int cr_polling;			/* a waiter is reaping the CQ */
 	struct cr_waiter *cr_waiters;	/* the others, asleep */
 	struct rpc_err cr_err;		/* the last call's outcome */
-	char *cr_scratch_mem;		/* every slot's scratch, one registration */
-	struct ibv_mr *cr_scratch_mr;
+	char *cr_scratch_mem;		/* every slot's scratch, one allocation */
 	struct timeval cr_timeout;
 	int cr_timeout_set;
 	pthread_t cr_thread;
@@ -593,8 +592,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		goto out_release;
 	}
 	/* Chunks are not carried yet: a Call larger than inline fails here. */
-	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb,
-			       rpcrdma_mr_lkey(cr->cr_scratch_mr), &deadline,
+	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb, &deadline,
 			       &rq->rq_send_seq);
 	RPCRDMA_DBG("client: Call xid %#x, %zu bytes: %d", rq->rq_xid,
 		    rpcrdma_xdrbuf_len(&xb), rc);
@@ -709,8 +707,6 @@ static void cr_free(struct clnt_rdma *cr)
 			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
 		free(cr->cr_reqs);
 	}
-	if (cr->cr_scratch_mr)
-		rpcrdma_dereg_mem(cr->cr_scratch_mr);
 	free(cr->cr_scratch_mem);
 	if (cr->cr_stopfd >= 0)
 		close(cr->cr_stopfd);
@@ -760,12 +756,6 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 		if (rc)
 			return rc;
 	}
-	/* Mapped Sends gather the copied parts of a Call from the scratch. */
-	cr->cr_scratch_mr = rpcrdma_reg_mem(&x->rx_ep, cr->cr_scratch_mem,
-					    (size_t)cr->cr_nslots *
-					    x->rx_opts.ro_inline_send);
-	if (!cr->cr_scratch_mr)
-		return -ENOMEM;
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (rc < 0)
 		return rc;

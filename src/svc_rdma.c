@@ -25,6 +25,12 @@ static struct svc_rdma_conn *to_conn(SVCXPRT *xprt)
 	return rpcrdma_container_of(xprt, struct svc_rdma_conn, sc_xprt);
 }
 
+/* The connection behind xprt, or NULL for any other SVCXPRT. */
+struct svc_rdma_conn *svc_rdma_conn_of(SVCXPRT *xprt)
+{
+	return xprt && xprt->xp_ops == &conn_ops ? to_conn(xprt) : NULL;
+}
+
 static struct svc_rdma_listener *to_lst(SVCXPRT *xprt)
 {
 	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_xprt);
@@ -95,6 +101,9 @@ static int conn_reap(struct svc_rdma_conn *c)
 	pthread_mutex_lock(&c->sc_lock);
 	n = conn_reap_locked(c);
 	pthread_mutex_unlock(&c->sc_lock);
+	/* Async Replies whose Sends just completed: their results go back. */
+	if (n > 0)
+		rpcrdma_xprt_run_releases(&c->sc_x);
 	return n;
 }
 
@@ -205,101 +214,6 @@ void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	conn_repost(c, rep);
 }
 
-/*
- * The Call state of this xprt: the connection's own under svc_run(), the
- * calling service thread's in threaded mode; NULL from a thread that is
- * not serving this connection (it has no Call of it to answer).
- */
-static struct svc_rdma_call *conn_call(struct svc_rdma_conn *c)
-{
-	struct svc_rdma_call *ct = svc_rdma_thread_call;
-
-	if (!c->sc_threaded)
-		return &c->sc_call;
-	return ct && ct->ct_conn == c ? ct : NULL;
-}
-
-/*
- * How long a Reply or RDMA_ERROR may wait for a send context before its
- * connection counts as stalled.  The wait runs on the service thread, so
- * every other connection waits with it.  A healthy peer frees a context
- * with its next signaled Send completion: a few ms even under QEMU
- * emulation, and still well under this after a few transport
- * retransmissions (rxe's ACK timeout is under a second; siw rides TCP,
- * whose first retransmissions come after 1 s, then 2 s).  A peer that
- * takes no Sends at all (no receive posted: its Replies sit in RNR retry
- * forever) frees none, and may hold everybody else no longer than this.
- */
-#define SVC_RDMA_SEND_STALL_MS 5000
-
-/*
- * Post one message, waiting at most SVC_RDMA_SEND_STALL_MS for a send
- * context.  When none came free, this connection's Sends have stalled and
- * it is torn down alone: marked dead (-ETIMEDOUT), so its later Sends fail
- * at once and svc_run sees XPRT_DIED (conn_stat) and destroys it;
- * disconnected now, so its QP flushes what is posted; and counted.
- */
-/* The peer stopped taking our Sends: tear this connection down, alone. */
-static void conn_stalled(struct svc_rdma_conn *c)
-{
-	struct rpcrdma_xprt *x = &c->sc_x;
-	int stalled = 0;
-
-	pthread_mutex_lock(&x->rx_lock);
-	/* Already dead (e.g. -ETIMEDOUT by an earlier stall): counted once. */
-	if (!x->rx_dead) {
-		x->rx_dead = -ETIMEDOUT;
-		x->rx_stats.rs_stalled_conns++;
-		stalled = 1;
-	}
-	pthread_mutex_unlock(&x->rx_lock);
-	if (stalled) {
-		RPCRDMA_DBG("conn %p: Sends stalled %d ms, torn down",
-			    (void *)c, SVC_RDMA_SEND_STALL_MS);
-		rpcrdma_ep_disconnect(&x->rx_ep);
-	}
-}
-
-static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
-			     size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
-			     uint32_t scratch_lkey, uint64_t *seqp)
-{
-	struct timeval tv = { SVC_RDMA_SEND_STALL_MS / 1000,
-			      (SVC_RDMA_SEND_STALL_MS % 1000) * 1000 };
-	struct timespec deadline;
-	int rc;
-
-	rpcrdma_deadline(&deadline, &tv);
-	rc = rpcrdma_xprt_send(&c->sc_x, hdr, hdrlen, xb, scratch_lkey,
-			       &deadline, seqp);
-	if (rc == -ETIMEDOUT)
-		conn_stalled(c);
-	return rc;
-}
-
-/*
- * Answer a Call we cannot serve with RDMA_ERROR; the connection stays up,
- * unless the answer cannot be posted in time (conn_send_bounded).
- */
-static void conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
-{
-	struct rpcrdma_xprt *x = &c->sc_x;
-	uint8_t hdr[RPCRDMA_HDRLEN_ERR_VERS];
-	struct rpcrdma_xdr_buf empty;
-	uint64_t seq;
-	ssize_t n;
-
-	n = rpcrdma_encode_error(hdr, sizeof(hdr), xid,
-				 x->rx_ep.re_nrecv, err);
-	if (n < 0)
-		return;
-	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
-	/* Nothing gathered from caller memory: nothing to wait for after. */
-	conn_send_bounded(c, hdr, (size_t)n, &empty, 0, &seq);
-	pthread_mutex_lock(&x->rx_lock);
-	x->rx_stats.rs_bad_calls++;
-	pthread_mutex_unlock(&x->rx_lock);
-}
 
 /*
  * Check one received message's transport header.  Returns the offset of
@@ -313,7 +227,7 @@ static long conn_check_call(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	int rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
 
 	if (rc == -EPROTONOSUPPORT) {
-		conn_send_error(c, h.rh_xid, RPCRDMA_ERR_VERS);
+		svc_rdma_conn_send_error(c, h.rh_xid, RPCRDMA_ERR_VERS);
 		return -1;
 	}
 	if (rc == -ENODATA) {
@@ -324,7 +238,7 @@ static long conn_check_call(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	}
 	/* Chunks are not moved yet: a Call that needs them cannot be read. */
 	if (rc || h.rh_proc != RPCRDMA_MSG || h.rh_nreads) {
-		conn_send_error(c, h.rh_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_send_error(c, h.rh_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	}
 	return (long)h.rh_hdrlen;
@@ -333,7 +247,7 @@ static long conn_check_call(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
-	struct svc_rdma_call *ct = conn_call(c);
+	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
 	uint32_t nrecv = c->sc_x.rx_ep.re_nrecv;
 
 	if (!ct)
@@ -416,7 +330,7 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 {
-	struct svc_rdma_call *ct = conn_call(to_conn(xprt));
+	struct svc_rdma_call *ct = svc_rdma_conn_call(to_conn(xprt));
 
 	if (!ct || !ct->ct_cur)
 		return FALSE;
@@ -432,87 +346,6 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	return xargs(&xdrs, argsp);
 }
 
-/* Encode the Reply, results wrapped by the Call's auth flavour. */
-static int conn_encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
-			     struct rpcrdma_xdr_buf *xb, uint32_t slot)
-{
-	struct svc_rdma_conn *c = to_conn(xprt);
-	xdrproc_t xres = NULL;
-	void *where = NULL;
-	XDR xdrs;
-	int ok;
-
-	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
-	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		xres = msg->acpted_rply.ar_results.proc;
-		where = msg->acpted_rply.ar_results.where;
-		msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
-		msg->acpted_rply.ar_results.where = NULL;
-	}
-	/* Each service thread owns one slice: Replies encode in parallel. */
-	rpcrdma_xdrbuf_init(xb, c->sc_scratch +
-			    (size_t)slot * c->sc_x.rx_opts.ro_inline_send,
-			    c->sc_x.rx_opts.ro_inline_send,
-			    c->sc_x.rx_opts.ro_page_threshold);
-	rpcrdma_xdrbuf_create(&xdrs, xb);
-	ok = xdr_replymsg(&xdrs, msg) &&
-	     (!xres || SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, xres, where));
-	XDR_DESTROY(&xdrs);
-	return ok ? 0 : -EMSGSIZE;
-}
-
-static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	struct svc_rdma_conn *c = to_conn(xprt);
-	struct svc_rdma_call *ct = conn_call(c);
-	struct rpcrdma_xprt *x = &c->sc_x;
-	uint8_t hdr[RPCRDMA_HDRLEN_MIN];
-	struct rpcrdma_xdr_buf xb;
-	struct rpcrdma_hdr h;
-	struct timespec deadline;
-	struct timeval tv = { SVC_RDMA_SEND_STALL_MS / 1000,
-			      (SVC_RDMA_SEND_STALL_MS % 1000) * 1000 };
-	uint64_t seq = 0;
-	ssize_t n;
-	int rc;
-
-	/* Not the thread serving a Call of this connection: nothing to answer. */
-	if (!ct)
-		return FALSE;
-	msg->rm_xid = ct->ct_xid;
-	memset(&h, 0, sizeof(h));
-	h.rh_xid = msg->rm_xid;
-	/* We grant exactly the receives we keep posted. */
-	h.rh_credits = x->rx_ep.re_nrecv;
-	h.rh_proc = RPCRDMA_MSG;
-	n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
-	rc = n < 0 ? (int)n : conn_encode_reply(xprt, msg, &xb, ct->ct_slot);
-	/* The Call's arguments are decoded: its receive goes back before the
-	 * Reply grants the credit that lets the client use it again. */
-	if (ct->ct_cur) {
-		conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
-	rpcrdma_deadline(&deadline, &tv);
-	/* A connection whose Sends stall is torn down there, alone. */
-	if (!rc)
-		rc = conn_send_bounded(c, hdr, (size_t)n, &xb,
-				       rpcrdma_mr_lkey(c->sc_scratch_mr), &seq);
-	/* The results may be freed once we return: a mapped Reply that
-	 * gathers them must have completed by then, or its connection be
-	 * torn down (its QP flushed) as stalled. */
-	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT)
-		conn_stalled(c);
-	if (rc == -EMSGSIZE)	/* would need a Reply chunk: fail it cleanly */
-		conn_send_error(c, msg->rm_xid, RPCRDMA_ERR_CHUNK);
-	pthread_mutex_lock(&x->rx_lock);
-	if (!rc)
-		x->rx_stats.rs_replies++;
-	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
-	pthread_mutex_unlock(&x->rx_lock);
-	RPCRDMA_DBG("conn %p: Reply xid %#x: %d", (void *)c, msg->rm_xid, rc);
-	return rc == 0;
-}
 
 static void conn_destroy(SVCXPRT *xprt)
 {
@@ -529,8 +362,6 @@ static void conn_destroy(SVCXPRT *xprt)
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
-	if (c->sc_scratch_mr)
-		rpcrdma_dereg_mem(c->sc_scratch_mr);
 	rpcrdma_xprt_fini(&c->sc_x);
 	/* Threaded: the private fd goes once nobody can look it up. */
 	if (c->sc_threaded)
@@ -558,7 +389,7 @@ static const struct xp_ops conn_ops = {
 	.xp_recv = conn_recv,
 	.xp_stat = conn_stat,
 	.xp_getargs = conn_getargs,
-	.xp_reply = conn_reply,
+	.xp_reply = svc_rdma_conn_reply,
 	.xp_freeargs = conn_freeargs,
 	.xp_destroy = conn_destroy,
 };
@@ -572,8 +403,6 @@ static const struct xp_ops2 svc_rdma_ops2 = {
 
 static void conn_free_early(struct svc_rdma_conn *c)
 {
-	if (c->sc_scratch_mr)
-		rpcrdma_dereg_mem(c->sc_scratch_mr);
 	rpcrdma_xprt_fini(&c->sc_x);
 	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
@@ -617,10 +446,6 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!c->sc_queue || !c->sc_scratch || (l->sl_pool.sp_nthreads && fd < 0) ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
-		goto out_free;
-	c->sc_scratch_mr = rpcrdma_reg_mem(&x->rx_ep, c->sc_scratch,
-					   (size_t)x->rx_opts.ro_inline_send * slots);
-	if (!c->sc_scratch_mr)
 		goto out_free;
 	for (i = 0; i < x->rx_ep.re_nrecv; i++)
 		if (rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]))

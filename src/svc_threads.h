@@ -22,6 +22,10 @@ struct svc_rdma_call {
 	uint32_t ct_xid;		/* its xid: svc_sendreply() leaves it 0 */
 	uint32_t ct_slot;		/* which scratch slice its Reply uses */
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
+	/* svc_rdma_sendreply_async: run once the results are unreferenced */
+	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
+	int ct_rel_queued;		/* conn_reply queued ct_rel */
+	int ct_rel_status;		/* else: errno for rl_fn, 0 if sent */
 };
 
 /* One accepted connection. */
@@ -35,8 +39,7 @@ struct svc_rdma_conn {
 	struct rpcrdma_rep **sc_queue;	/* Calls received, not yet served */
 	uint32_t sc_qhead, sc_qlen;
 	struct svc_rdma_call sc_call;	/* svc_run mode: the Call being served */
-	char *sc_scratch;		/* Reply head/tail storage (registered) */
-	struct ibv_mr *sc_scratch_mr;
+	char *sc_scratch;		/* Reply head/tail storage (copied when sent) */
 	int sc_threaded;		/* served by the listener's threads */
 	int sc_refs;			/* threaded: threads serving it (sl_lock) */
 	struct svc_rdma_conn *sc_gone;	/* threaded: the leader's to destroy */
@@ -65,7 +68,8 @@ struct svc_rdma_listener {
 	struct svc_rdma_pool sl_pool;
 };
 
-/* svc_rdma.c, for the service threads. */
+/* svc_rdma.c, for the service threads and the Reply path. */
+struct svc_rdma_conn *svc_rdma_conn_of(SVCXPRT *xprt);
 int svc_rdma_conn_reap(struct svc_rdma_conn *c);
 void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
@@ -76,5 +80,24 @@ extern __thread struct svc_rdma_call *svc_rdma_thread_call;
 int svc_threads_start(struct svc_rdma_listener *l);
 void svc_threads_stop(struct svc_rdma_listener *l);
 void svc_threads_kick(struct svc_rdma_listener *l);
+
+/*
+ * The Call state of this connection: its own under svc_run(), the calling
+ * service thread's in threaded mode; NULL from a thread that is not
+ * serving this connection (it has no Call of it to answer).
+ */
+static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
+{
+	struct svc_rdma_call *ct = svc_rdma_thread_call;
+
+	if (!c->sc_threaded)
+		return &c->sc_call;
+	return ct && ct->ct_conn == c ? ct : NULL;
+}
+
+/* svc_reply.c: Replies, RDMA_ERRORs, and tearing down a stalled peer. */
+bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
+void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
+			      uint32_t err);
 
 #endif /* RPCRDMA_SVC_THREADS_H */

@@ -117,6 +117,8 @@ void rpcrdma_options_sanitize(struct rpcrdma_options *o)
 
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 {
+	int rc;
+
 	memset(x, 0, sizeof(*x));
 	if (o)
 		x->rx_opts = *o;
@@ -133,8 +135,18 @@ int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 		return -ENOMEM;
 	}
 	rpcrdma_mr_table_init(&x->rx_mrs, x->rx_opts.ro_mr_cache);
-	return rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
-				    x->rx_opts.ro_signal_every);
+	/* Sends in flight are bounded by the ring; twice that leaves room
+	 * for completed releases a reaper has not run yet. */
+	if (rpcrdma_relq_init(&x->rx_rel, 2 * x->rx_opts.ro_max_requests)) {
+		pthread_cond_destroy(&x->rx_sendctx_cond);
+		pthread_mutex_destroy(&x->rx_lock);
+		return -ENOMEM;
+	}
+	rc = rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
+				  x->rx_opts.ro_signal_every);
+	if (rc)
+		rpcrdma_relq_fini(&x->rx_rel);
+	return rc;
 }
 
 /* One send buffer per credit: a Send never waits for more than its credit. */
@@ -174,8 +186,15 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 
 void rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 {
+	struct rpcrdma_release r;
+
 	rpcrdma_mr_table_fini(&x->rx_mrs);
 	rpcrdma_ep_destroy(&x->rx_ep);
+	/* The QP is gone: nothing references the memory any more, but the
+	 * Sends may not have arrived. */
+	while (rpcrdma_relq_pop(&x->rx_rel, &r))
+		r.rl_fn(r.rl_arg, ECONNRESET);
+	rpcrdma_relq_fini(&x->rx_rel);
 	pthread_cond_destroy(&x->rx_sendctx_cond);
 	pthread_mutex_destroy(&x->rx_lock);
 }
@@ -248,9 +267,10 @@ static void send_limits(const struct rpcrdma_xprt *x,
  * may register it now (counted); failing that, the caller falls back.
  */
 static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
-		     struct rpcrdma_sendctx *sc, uint32_t scratch_lkey,
+		     struct rpcrdma_sendctx *sc, uint32_t hdrlen,
 		     int inline_data, uint64_t seq, struct rpcrdma_sge *sg)
 {
+	uint32_t copied = hdrlen, *off = &copied;
 	unsigned int i;
 	int hard, rc;
 
@@ -268,7 +288,19 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
 			break;
 		case RPCRDMA_PS_SCRATCH:
-			sg[i].sg_lkey = scratch_lkey;
+			/*
+			 * Head and tail are small and live in a per-call
+			 * scratch the caller reuses at once: copied beside
+			 * the header, only caller memory (the pages) is
+			 * still referenced once we return.  They always fit:
+			 * the whole message is within the send buffer size.
+			 */
+			if (*off + ps->ps_len > x->rx_ep.re_send_size)
+				return -ENOENT;
+			memcpy(sc->sc_buf + *off, ps->ps_addr, ps->ps_len);
+			sg[i].sg_addr = (uintptr_t)(sc->sc_buf + *off);
+			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
+			*off += ps->ps_len;
 			break;
 		case RPCRDMA_PS_CALLER:
 			rc = rpcrdma_mr_map(&x->rx_mrs, &x->rx_ep, ps->ps_addr,
@@ -373,8 +405,7 @@ static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
  */
 static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
-		       int *sig, uint64_t *seqp)
+		       const struct rpcrdma_xdr_buf *xb, int *sig, uint64_t *seqp)
 {
 	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
 	struct rpcrdma_sge_plan pl;
@@ -384,7 +415,7 @@ static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	memcpy(sc->sc_buf, hdr, hdrlen);
 	/* Once per Send: release one-shot registrations of completed ones. */
 	rpcrdma_mr_reap(&x->rx_mrs, x->rx_completed_seq);
-	if (fill_sges(x, &pl, sc, scratch_lkey, 0, sc->sc_seq, sg))
+	if (fill_sges(x, &pl, sc, hdrlen, 0, sc->sc_seq, sg))
 		return -ENOENT;
 	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, true);
 	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, *sig > 0);
@@ -403,13 +434,18 @@ static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
  * Holding rx_lock from get() to post keeps posting order equal to
  * decision order, which the ring's signaling logic relies on.
  *
- * Returns 0 and sets *seqp to 0, or, for a Send that gathers memory the
- * caller will reuse, to its sequence number: the caller must then wait
- * with rpcrdma_xprt_wait_send() before reusing that memory.
+ * Returns 0 and sets *seqp to 0, or, for a Send that gathers caller
+ * memory (the XDR buffer's pages; head and tail are always copied), to its
+ * sequence number: the caller must then wait with rpcrdma_xprt_wait_send()
+ * before reusing that memory.  With rel, such a Send queues rel to run
+ * once it has completed instead (*seqp stays 0, *queuedp is set), unless
+ * the queue is full: then the caller waits as without rel.
  */
-int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
-		      const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
-		      const struct timespec *deadline, uint64_t *seqp)
+int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
+			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			    const struct timespec *deadline,
+			    const struct rpcrdma_release *rel,
+			    uint64_t *seqp, int *queuedp)
 {
 	enum rpcrdma_strategy forced =
 		(enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
@@ -420,6 +456,7 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 	int idx, sig = 0, rc;
 
 	*seqp = 0;
+	*queuedp = 0;
 	pthread_mutex_lock(&x->rx_lock);
 	send_limits(x, &sl);
 	/* Any memory can be registered when needed (counted). */
@@ -438,8 +475,7 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 	sc->sc_seq = ++x->rx_send_seq;
 
 	if (ch.ch_type == RPCRDMA_NOCH_MAPPED) {
-		rc = send_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, scratch_lkey,
-				 &sig, seqp);
+		rc = send_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, &sig, seqp);
 		if (rc != -ENOENT)
 			goto out_posted;
 		/* The memory could not be registered: choose again without
@@ -465,9 +501,45 @@ out_posted:
 	count_fallback(&x->rx_stats, ch.ch_fallback);
 	if (sig > 0)
 		x->rx_stats.rs_signaled_sends++;
+	/* Queued while still holding the lock: in posting order. */
+	if (*seqp && rel &&
+	    !rpcrdma_relq_push(&x->rx_rel, *seqp, rel->rl_fn, rel->rl_arg)) {
+		*seqp = 0;
+		*queuedp = 1;
+	}
 out_unlock:
 	pthread_mutex_unlock(&x->rx_lock);
 	return rc;
+}
+
+int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
+		      const struct rpcrdma_xdr_buf *xb,
+		      const struct timespec *deadline, uint64_t *seqp)
+{
+	int queued;
+
+	return rpcrdma_xprt_send_owned(x, hdr, hdrlen, xb, deadline, NULL,
+				       seqp, &queued);
+}
+
+/*
+ * Run the releases whose Sends have completed, lock not held: their
+ * callbacks may free the memory those Sends gathered.  Reapers call it
+ * after taking Send completions.
+ */
+void rpcrdma_xprt_run_releases(struct rpcrdma_xprt *x)
+{
+	struct rpcrdma_release r;
+	bool due;
+
+	for (;;) {
+		pthread_mutex_lock(&x->rx_lock);
+		due = rpcrdma_relq_pop_due(&x->rx_rel, x->rx_completed_seq, &r);
+		pthread_mutex_unlock(&x->rx_lock);
+		if (!due)
+			return;
+		r.rl_fn(r.rl_arg, 0);
+	}
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <rpcrdma/rpcrdma.h>
 #include "chooser.h"
 #include "mr.h"
+#include "release.h"
 #include "rpc_rdma.h"
 #include "sendctx.h"
 #include "verbs.h"
@@ -36,6 +37,7 @@ struct rpcrdma_xprt {
 	struct rpcrdma_mr_table rx_mrs;	/* memory mapped Sends may gather */
 	uint64_t rx_send_seq;		/* sequence number of the last Send */
 	uint64_t rx_completed_seq;	/* every Send up to this one completed */
+	struct rpcrdma_relq rx_rel;	/* releases waiting for their Sends */
 	/*
 	 * Without a progress thread (the server), a sender that finds every
 	 * send context in use must reap Send completions itself; rx_reap
@@ -54,8 +56,14 @@ ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len);
 void rpcrdma_xprt_fini(struct rpcrdma_xprt *x);
 
 int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
-		      const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
+		      const struct rpcrdma_xdr_buf *xb,
 		      const struct timespec *deadline, uint64_t *seqp);
+int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
+			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			    const struct timespec *deadline,
+			    const struct rpcrdma_release *rel,
+			    uint64_t *seqp, int *queuedp);
+void rpcrdma_xprt_run_releases(struct rpcrdma_xprt *x);
 int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 			   const struct timespec *deadline);
 void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,

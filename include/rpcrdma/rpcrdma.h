@@ -100,6 +100,11 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
 					const struct rpcrdma_options *opts);
 RPCRDMA_EXPORT int svc_rdma_get_stats(SVCXPRT *xprt,
 				      struct rpcrdma_stats *stats);
+/* svc_sendreply() that never waits for the Reply's Send: done frees res. */
+RPCRDMA_EXPORT bool_t svc_rdma_sendreply_async(SVCXPRT *xprt, xdrproc_t xres,
+					       void *res,
+					       void (*done)(void *arg, int status),
+					       void *arg);
 
 struct pollfd;
 /* For programs with their own thread or event loop instead of svc_run(). */

@@ -4,7 +4,9 @@
  * Writes READYFILE once listening; exits 0 after ECHO_SHUTDOWN.  With -l
  * it serves from its own loop (svc_rdma_serve) instead of svc_run().
  * With -j N the library's N service threads serve (ro_svc_threads); the
- * most ECHO_SLEEPs seen running at once is printed at exit.
+ * most ECHO_SLEEPs seen running at once is printed at exit.  With -A
+ * every Reply goes by svc_rdma_sendreply_async(); results are poisoned
+ * when released, and every Reply sent must have been released by exit.
  */
 #include "config.h"
 #include <stdio.h>
@@ -83,10 +85,88 @@ int echo_prog_1_freeresult(SVCXPRT *transp, xdrproc_t xres, caddr_t result)
 	return 1;
 }
 
+/* -A: one Call's arguments and results, alive until the release runs. */
+union echo_any {
+	echo_bytes b;
+	echo_fixed f;
+	echo_str s;
+	u_int ms;
+};
+
+struct async_call {
+	union echo_any ac_arg, ac_res;
+	xdrproc_t ac_xres;
+};
+
+static unsigned long async_sent, async_released, async_reset;
+
+/* The transport no longer references the results: poison, then free. */
+static void async_done(void *arg, int status)
+{
+	struct async_call *ac = arg;
+
+	if (ac->ac_xres == (xdrproc_t)(void (*)(void))xdr_echo_bytes && ac->ac_res.b.echo_bytes_val)
+		memset(ac->ac_res.b.echo_bytes_val, 0xa5, ac->ac_res.b.echo_bytes_len);
+	xdr_free(ac->ac_xres, (char *)&ac->ac_res);
+	memset(ac, 0xa5, sizeof(*ac));
+	free(ac);
+	__atomic_add_fetch(&async_released, 1, __ATOMIC_SEQ_CST);
+	if (status)
+		__atomic_add_fetch(&async_reset, 1, __ATOMIC_SEQ_CST);
+}
+
+/* rpcgen's dispatcher, but answering with svc_rdma_sendreply_async(). */
+static void dispatch_async(struct svc_req *rq, SVCXPRT *xprt)
+{
+	bool_t (*fn)(void *, void *, struct svc_req *);
+	xdrproc_t xargs, xres;
+	struct async_call *ac;
+
+	switch (rq->rq_proc) {
+#define P(proc, f, xa, xr) case proc: fn = (bool_t (*)(void *, void *, struct svc_req *))(void (*)(void))f; \
+		xargs = (xdrproc_t)(void (*)(void))xa; xres = (xdrproc_t)(void (*)(void))xr; break
+	P(ECHO_NULL, echo_null_1_svc, xdr_void, xdr_void);
+	P(ECHO_BYTES, echo_bytes_1_svc, xdr_echo_bytes, xdr_echo_bytes);
+	P(ECHO_FIXED, echo_fixed_1_svc, xdr_echo_fixed, xdr_echo_fixed);
+	P(ECHO_STRING, echo_string_1_svc, xdr_echo_str, xdr_echo_str);
+	P(ECHO_SHUTDOWN, echo_shutdown_1_svc, xdr_void, xdr_void);
+	P(ECHO_SLEEP, echo_sleep_1_svc, xdr_u_int, xdr_void);
+#undef P
+	default:
+		svcerr_noproc(xprt);
+		return;
+	}
+	ac = calloc(1, sizeof(*ac));
+	if (!ac) {
+		svcerr_systemerr(xprt);
+		return;
+	}
+	if (!svc_getargs(xprt, xargs, (char *)&ac->ac_arg)) {
+		svcerr_decode(xprt);
+		free(ac);
+		return;
+	}
+	ac->ac_xres = xres;
+	if (!fn(&ac->ac_arg, &ac->ac_res, rq)) {
+		svcerr_systemerr(xprt);
+		svc_freeargs(xprt, xargs, (char *)&ac->ac_arg);
+		free(ac);
+		return;
+	}
+	svc_freeargs(xprt, xargs, (char *)&ac->ac_arg);
+	__atomic_add_fetch(&async_sent, 1, __ATOMIC_SEQ_CST);
+	svc_rdma_sendreply_async(xprt, xres, (char *)&ac->ac_res, async_done, ac);
+}
+
+static int async;
+
 /* Wraps rpcgen's dispatcher to stop svc_run() after ECHO_SHUTDOWN. */
 static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
-	echo_prog_1(rq, xprt);
+	if (async)
+		dispatch_async(rq, xprt);
+	else
+		echo_prog_1(rq, xprt);
 	if (rq->rq_proc == ECHO_SHUTDOWN) {
 		stopping = 1;
 		svc_exit();
@@ -103,8 +183,11 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:p:r:ls:T:j:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:")) != -1) {
 		switch (c) {
+		case 'A':
+			async = 1;
+			break;
 		case 'j':
 			o.ro_svc_threads = (uint32_t)atoi(optarg);
 			break;
@@ -160,6 +243,22 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_stalled_conns);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
+	if (async) {
+		/* Tearing the connections down runs every release left. */
+		svc_destroy(listener);
+		printf("server: async sent %lu released %lu (reset %lu) "
+		       "reply_waits_for_send %llu\n", async_sent, async_released,
+		       async_reset, (unsigned long long)st.rs_reply_waits_for_send);
+		if (async_sent != async_released) {
+			printf("server: FAIL: %lu async Replies never released\n",
+			       async_sent - async_released);
+			return 1;
+		}
+		if (st.rs_reply_waits_for_send) {
+			printf("server: FAIL: a service thread waited for a Send\n");
+			return 1;
+		}
+	}
 	if (strategy >= 0) {
 		const char *why;
 

@@ -156,6 +156,23 @@ START_TEST(durations)
 }
 END_TEST
 
+START_TEST(svc_threads)
+{
+	const char *none[] = { "-s", NULL };
+	const char *j4[] = { "-s", "-j", "4", NULL };
+	const char *lng[] = { "--pair", "h", "--svc-threads", "64", NULL };
+	struct bench_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse(&o, err, none), 0);
+	ck_assert_uint_eq(o.bo_svc_threads, 0);
+	ck_assert_int_eq(parse(&o, err, j4), 0);
+	ck_assert_uint_eq(o.bo_svc_threads, 4);
+	ck_assert_int_eq(parse(&o, err, lng), 0);
+	ck_assert_uint_eq(o.bo_svc_threads, 64);
+}
+END_TEST
+
 /* Each bad value is refused, and the message names the option. */
 static const struct {
 	const char *opt, *val, *says;
@@ -173,6 +190,8 @@ static const struct {
 	{ "-f", "xml", "--format" },
 	{ "-p", "70000", "--port" },
 	{ "--corrupt", "x", "--corrupt" },
+	{ "-j", "65", "--svc-threads" },
+	{ "--svc-threads", "two", "--svc-threads" },
 };
 
 START_TEST(bad_values)
@@ -240,6 +259,7 @@ int main(void)
 	tcase_add_test(tc, lists);
 	tcase_add_test(tc, quick);
 	tcase_add_test(tc, durations);
+	tcase_add_test(tc, svc_threads);
 	tcase_add_loop_test(tc, bad_values, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, bad_usage);
 	tcase_add_test(tc, names);

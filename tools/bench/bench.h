@@ -77,6 +77,7 @@ struct bench_opts {
 	const char *bo_csv;		/* also CSV here, NULL: none */
 	const char *bo_server_exec;	/* pair: command prefix for the server */
 	unsigned bo_corrupt;		/* server: corrupt the Nth data reply */
+	unsigned bo_svc_threads;	/* server: ro_svc_threads (0: svc_run) */
 	int bo_quiet;			/* no progress line */
 	const char *bo_testbed;		/* report label (RPCRDMA_TESTBED) */
 	unsigned bo_max_size;		/* largest size of the list */

@@ -343,14 +343,23 @@ static int write_reports(const struct bench_opts *o, const struct bench_cell *ce
 			 size_t n)
 {
 	const char *testbed = o->bo_testbed ? o->bo_testbed : getenv("RPCRDMA_TESTBED");
-	int rc = write_file(o->bo_output, o->bo_format, cells, n, testbed);
+	char label[160];
+	int rc;
+
+	/* A paired server's threads change what was measured: say so. */
+	if (o->bo_role == BR_PAIR && o->bo_svc_threads) {
+		snprintf(label, sizeof(label), "%s, server with %u service threads",
+			 testbed ? testbed : "?", o->bo_svc_threads);
+		testbed = label;
+	}
+	rc = write_file(o->bo_output, o->bo_format, cells, n, testbed);
 
 	if (o->bo_json && write_file(o->bo_json, BF_JSON, cells, n, testbed))
 		rc = -1;
 	if (o->bo_csv && write_file(o->bo_csv, BF_CSV, cells, n, testbed))
 		rc = -1;
 	if (o->bo_plot) {
-		char title[128];
+		char title[300];
 		FILE *f;
 
 		snprintf(title, sizeof(title), "rpcrdma_bench%s%s", testbed ? ": " : "",
@@ -492,6 +501,7 @@ static int sh_quote(char *buf, size_t len, size_t *off, const char *s)
 static pid_t spawn_server(const struct bench_opts *o)
 {
 	char self[4096], cmd[8192], port[16], size[16], corrupt[16], line[128];
+	char threads[16];
 	const char *args[16];
 	struct pollfd pfd;
 	size_t off = 0, got = 0;
@@ -514,6 +524,11 @@ static pid_t spawn_server(const struct bench_opts *o)
 	if (o->bo_corrupt) {
 		args[na++] = "--corrupt";
 		args[na++] = corrupt;
+	}
+	if (o->bo_svc_threads) {
+		snprintf(threads, sizeof(threads), "%u", o->bo_svc_threads);
+		args[na++] = "-j";
+		args[na++] = threads;
 	}
 	args[na] = NULL;
 	off = (size_t)snprintf(cmd, sizeof(cmd), "exec %s",

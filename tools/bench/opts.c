@@ -302,6 +302,7 @@ static const struct option long_opts[] = {
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "server-exec", required_argument, NULL, OPT_SERVER_EXEC },
 	{ "corrupt", required_argument, NULL, OPT_CORRUPT },
+	{ "svc-threads", required_argument, NULL, 'j' },
 	{ "testbed", required_argument, NULL, OPT_TESTBED },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -316,7 +317,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sc:a:b:p:d:S:D:n:w:q:t:W:x:f:o:P:Qh",
+	while ((c = getopt_long(argc, argv, ":sc:a:b:p:d:S:D:n:w:q:t:W:x:f:o:P:Qj:h",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->bo_role = BR_SERVER; break;
@@ -411,6 +412,12 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 				return fail(err, errlen, "--corrupt %s: a positive number", optarg);
 			o->bo_corrupt = (unsigned)v;
 			break;
+		case 'j':
+			v = bench_parse_size(optarg);
+			if (v < 0 || v > 64)
+				return fail(err, errlen, "--svc-threads %s: service threads, 0..64", optarg);
+			o->bo_svc_threads = (unsigned)v;
+			break;
 		case 'h':
 			return 1;
 		case ':':
@@ -477,6 +484,7 @@ void bench_usage(FILE *f)
 "      --testbed NAME      label for the report (default $RPCRDMA_TESTBED)\n"
 "      --corrupt N         server: corrupt the Nth data reply (tests the\n"
 "                          client's verification; the run must fail)\n"
+"  -j, --svc-threads N     server: N service threads (default 0: svc_run)\n"
 "  -Q, --quiet             no progress line on stderr\n"
 "  -h, --help              this text\n", f);
 }

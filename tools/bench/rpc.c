@@ -172,19 +172,55 @@ static double process_cpu_us(void)
 
 /* ---- server ---------------------------------------------------------- */
 
-/* svc_run() is single-threaded: the server's state needs no lock. */
+/*
+ * The server's state.  Calls may be served by several threads (-j) and a
+ * Reply's data buffer lives until its release runs (svc_rdma_sendreply_
+ * async: a mapped Reply gathers it), so decode buffers come from a locked
+ * free list that only grows, to as many as are in use at once.
+ */
+struct srv_buf {
+	struct srv_buf *sb_next;
+	char sb_data[];
+};
+
 static struct {
 	SVCXPRT *sv_rdma[BS_NR_RPC];
-	char *sv_args;			/* arguments decode here */
+	pthread_mutex_t sv_lock;
+	struct srv_buf *sv_free;	/* decode buffers not in use */
 	unsigned sv_max;
 	unsigned sv_corrupt;		/* corrupt the Nth data reply */
-	unsigned long sv_data_replies;
-} srv;
+	unsigned long sv_data_replies;	/* atomic */
+} srv = { .sv_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct srv_buf *buf_get(void)
+{
+	struct srv_buf *b;
+
+	pthread_mutex_lock(&srv.sv_lock);
+	b = srv.sv_free;
+	if (b)
+		srv.sv_free = b->sb_next;
+	pthread_mutex_unlock(&srv.sv_lock);
+	return b ? b : malloc(sizeof(*b) + srv.sv_max + 1);
+}
+
+static void buf_put(void *arg, int status)
+{
+	struct srv_buf *b = arg;
+
+	(void)status;
+	pthread_mutex_lock(&srv.sv_lock);
+	b->sb_next = srv.sv_free;
+	srv.sv_free = b;
+	pthread_mutex_unlock(&srv.sv_lock);
+}
 
 /* The --corrupt self-test: true exactly once, on the chosen reply. */
 static int corrupt_now(void)
 {
-	return srv.sv_corrupt && ++srv.sv_data_replies == srv.sv_corrupt;
+	return srv.sv_corrupt &&
+	       __atomic_add_fetch(&srv.sv_data_replies, 1, __ATOMIC_RELAXED) ==
+	       srv.sv_corrupt;
 }
 
 static void serve_stats(SVCXPRT *xprt)
@@ -208,9 +244,11 @@ static void serve_stats(SVCXPRT *xprt)
 	svc_sendreply(xprt, (xdrproc_t)xdr_bench_wire_stats, (char *)&w);
 }
 
+/* Replies that carry data go async: their buffer returns in buf_put. */
 static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
-	struct bench_bytes b = { 0, srv.sv_args, srv.sv_max };
+	struct srv_buf *buf = NULL;
+	struct bench_bytes b = { 0, NULL, srv.sv_max };
 	struct bench_read_args ra;
 	uint64_t sum;
 
@@ -219,9 +257,14 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		svc_sendreply(xprt, XDR_VOID, NULL);
 		return;
 	case BP_WRITE:
+		buf = buf_get();
+		if (!buf)
+			break;
+		b.bb_val = buf->sb_data;
 		if (!svc_getargs(xprt, (xdrproc_t)xdr_bench_bytes, (char *)&b))
 			break;
 		sum = checksum(b.bb_val, b.bb_len) ^ (corrupt_now() ? 1 : 0);
+		buf_put(buf, 0);
 		svc_sendreply(xprt, (xdrproc_t)xdr_u_hyper, (char *)&sum);
 		return;
 	case BP_READ:
@@ -232,18 +275,29 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		b.bb_len = ra.ra_len;
 		if (ra.ra_len && corrupt_now()) {
 			/* From a copy: the pattern itself must stay right. */
-			memcpy(srv.sv_args, b.bb_val, ra.ra_len);
-			srv.sv_args[ra.ra_len / 2] ^= 0x5a;
-			b.bb_val = srv.sv_args;
+			buf = buf_get();
+			if (!buf)
+				break;
+			memcpy(buf->sb_data, b.bb_val, ra.ra_len);
+			buf->sb_data[ra.ra_len / 2] ^= 0x5a;
+			b.bb_val = buf->sb_data;
+			svc_rdma_sendreply_async(xprt, (xdrproc_t)xdr_bench_bytes,
+						 (char *)&b, buf_put, buf);
+			return;
 		}
 		svc_sendreply(xprt, (xdrproc_t)xdr_bench_bytes, (char *)&b);
 		return;
 	case BP_ECHO:
+		buf = buf_get();
+		if (!buf)
+			break;
+		b.bb_val = buf->sb_data;
 		if (!svc_getargs(xprt, (xdrproc_t)xdr_bench_bytes, (char *)&b))
 			break;
 		if (b.bb_len && corrupt_now())
 			b.bb_val[b.bb_len / 2] ^= 0x5a;
-		svc_sendreply(xprt, (xdrproc_t)xdr_bench_bytes, (char *)&b);
+		svc_rdma_sendreply_async(xprt, (xdrproc_t)xdr_bench_bytes,
+					 (char *)&b, buf_put, buf);
 		return;
 	case BP_STATS:
 		serve_stats(xprt);
@@ -256,6 +310,8 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		svcerr_noproc(xprt);
 		return;
 	}
+	if (buf)
+		buf_put(buf, 0);
 	svcerr_decode(xprt);
 }
 
@@ -308,17 +364,15 @@ int bench_rpc_serve(const struct bench_opts *o)
 
 	srv.sv_max = o->bo_max_size;
 	srv.sv_corrupt = o->bo_corrupt;
-	srv.sv_args = malloc(srv.sv_max + 1);
-	if (!srv.sv_args || pattern_init(srv.sv_max))
+	if (pattern_init(srv.sv_max))
 		return -ENOMEM;
 	for (int s = 0; s < BS_NR_RPC; s++) {
 		struct rpcrdma_options ro;
 
 		rpcrdma_options_init(&ro);
 		ro.ro_send_strategy = rdma_strategy[s];
-		/* The dispatcher's state is unlocked (above): svc_run serves,
-		 * whatever RPCRDMA_SVC_THREADS says. */
-		ro.ro_svc_threads = 0;
+		/* -j, not RPCRDMA_SVC_THREADS: the report says which ran. */
+		ro.ro_svc_threads = o->bo_svc_threads;
 		snprintf(port, sizeof(port), "%u", o->bo_port + (unsigned)s);
 		srv.sv_rdma[s] = svc_rdma_create(o->bo_addr, port, &ro);
 		if (!srv.sv_rdma[s]) {
