@@ -71,6 +71,8 @@ static int conn_reap_locked(struct svc_rdma_conn *c)
 					wcs[i].wc_ok);
 				continue;
 			}
+			if (e->cq_kind == RPCRDMA_CQE_RW)
+				rpcrdma_rw_complete(e, wcs[i].wc_ok);
 			if (!wcs[i].wc_ok) {
 				pthread_mutex_lock(&x->rx_lock);
 				if (!x->rx_dead)
@@ -78,6 +80,8 @@ static int conn_reap_locked(struct svc_rdma_conn *c)
 				pthread_mutex_unlock(&x->rx_lock);
 				continue;
 			}
+			if (e->cq_kind == RPCRDMA_CQE_RW)
+				continue;
 			struct rpcrdma_rep *rep =
 				rpcrdma_container_of(e, struct rpcrdma_rep, rr_cqe);
 			rep->rr_len = wcs[i].wc_byte_len;
@@ -221,27 +225,61 @@ void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
  * ERR_VERS for another version, ERR_CHUNK for an unusable header, a silent
  * drop for a message too short to attribute.
  */
-static long conn_check_call(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+static void count_bad_call(struct svc_rdma_conn *c)
 {
-	struct rpcrdma_hdr h;
-	int rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
+	pthread_mutex_lock(&c->sc_x.rx_lock);
+	c->sc_x.rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&c->sc_x.rx_lock);
+}
+
+/*
+ * Decode the transport header of a received Call into ct->ct_hdr and
+ * find its RPC message: inline after the header, or reassembled from its
+ * Read chunks.  0 with the message at *msgp; -1 when the Call was
+ * answered with RDMA_ERROR or dropped (counted either way).
+ */
+static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
+{
+	struct rpcrdma_hdr *h = &ct->ct_hdr;
+	int rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, h);
 
 	if (rc == -EPROTONOSUPPORT) {
-		svc_rdma_conn_send_error(c, h.rh_xid, RPCRDMA_ERR_VERS);
+		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_VERS);
 		return -1;
 	}
 	if (rc == -ENODATA) {
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		c->sc_x.rx_stats.rs_bad_calls++;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		count_bad_call(c);
 		return -1;
 	}
-	/* Chunks are not moved yet: a Call that needs them cannot be read. */
-	if (rc || h.rh_proc != RPCRDMA_MSG || h.rh_nreads) {
-		svc_rdma_conn_send_error(c, h.rh_xid, RPCRDMA_ERR_CHUNK);
+	/* A Call must carry its message inline or in Read chunks; a Reply
+	 * or Write chunk we could never address is refused before use. */
+	if (rc || (h->rh_proc != RPCRDMA_MSG && h->rh_proc != RPCRDMA_NOMSG) ||
+	    (h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads) ||
+	    svc_rdma_check_chunks(h)) {
+		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	}
-	return (long)h.rh_hdrlen;
+	if (!h->rh_nreads) {
+		*msgp = (char *)rep->rr_buf + h->rh_hdrlen;
+		*lenp = rep->rr_len - (uint32_t)h->rh_hdrlen;
+		return 0;
+	}
+	rc = svc_rdma_pull_call(c, ct, rep->rr_buf + h->rh_hdrlen,
+				rep->rr_len - (uint32_t)h->rh_hdrlen, msgp, lenp);
+	if (!rc)
+		return 0;
+	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
+		    h->rh_xid, rc);
+	if (rc == -EBADMSG || rc == -EMSGSIZE || rc == -ENOMEM) {
+		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
+		return -1;
+	}
+	/* The Reads failed or stalled: the connection goes, alone. */
+	if (rc == -ETIMEDOUT)
+		svc_rdma_conn_stalled(c);
+	count_bad_call(c);
+	return -1;
 }
 
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
@@ -274,7 +312,8 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		    c->sc_x.rx_dead);
 	for (;;) {
 		struct rpcrdma_rep *rep = NULL;
-		long off;
+		uint32_t len;
+		char *m;
 
 		/* Taken under the lock, handled outside it: a bad header's
 		 * RDMA_ERROR may have to reap for a send context. */
@@ -288,18 +327,14 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		pthread_mutex_unlock(&c->sc_lock);
 		if (!rep)
 			break;
-		off = conn_check_call(c, rep);
-		if (off < 0) {
+		if (conn_check_call(c, ct, rep, &m, &len)) {
 			conn_repost(c, rep);
 			continue;
 		}
-		xdrmem_create(&ct->ct_args, (char *)rep->rr_buf + off,
-			      (u_int)(rep->rr_len - (uint32_t)off), XDR_DECODE);
+		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
 		if (!xdr_callmsg(&ct->ct_args, msg)) {
 			/* Not an RPC Call: nothing to answer it with. */
-			pthread_mutex_lock(&c->sc_x.rx_lock);
-			c->sc_x.rx_stats.rs_bad_calls++;
-			pthread_mutex_unlock(&c->sc_x.rx_lock);
+			count_bad_call(c);
 			conn_repost(c, rep);
 			continue;
 		}
@@ -362,6 +397,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
+	svc_rdma_bulk_free(c);
 	rpcrdma_xprt_fini(&c->sc_x);
 	/* Threaded: the private fd goes once nobody can look it up. */
 	if (c->sc_threaded)
@@ -403,6 +439,7 @@ static const struct xp_ops2 svc_rdma_ops2 = {
 
 static void conn_free_early(struct svc_rdma_conn *c)
 {
+	svc_rdma_bulk_free(c);
 	rpcrdma_xprt_fini(&c->sc_x);
 	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
@@ -441,10 +478,17 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 			       ev->param.conn.private_data_len : 0);
 	c->sc_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->sc_queue));
 	/* One Reply scratch slice per thread that may reply at once. */
+	c->sc_nslots = slots;
 	c->sc_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
+	c->sc_bulk = calloc(2 * (size_t)slots, sizeof(*c->sc_bulk));
+	/* Room for one chain of RDMA Reads or Writes per slot, and as many
+	 * Reads outstanding as the client offered to serve. */
+	x->rx_nrw = 16 * slots;
+	x->rx_ep.re_rd_depth = rpcrdma_rd_depth(&x->rx_ep, &ev->param.conn);
 	if (l->sl_pool.sp_nthreads)
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->sc_queue || !c->sc_scratch || (l->sl_pool.sp_nthreads && fd < 0) ||
+	if (!c->sc_queue || !c->sc_scratch || !c->sc_bulk ||
+	    (l->sl_pool.sp_nthreads && fd < 0) ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
 		goto out_free;
 	for (i = 0; i < x->rx_ep.re_nrecv; i++)

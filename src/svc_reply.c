@@ -7,23 +7,25 @@
 #include "config.h"
 #include <errno.h>
 #include <string.h>
+#include "rchunks.h"
 #include "svc_threads.h"
 
 /*
- * How long a Reply or RDMA_ERROR may wait for a send context before its
- * connection counts as stalled.  The wait runs on the service thread, so
- * every other connection waits with it.  A healthy peer frees a context
+ * SVC_RDMA_SEND_STALL_MS (svc_threads.h): how long a Reply or RDMA_ERROR
+ * may wait for a send context before its connection counts as stalled.
+ * The wait runs on the service thread, so every other connection waits
+ * with it.  A healthy peer frees a context
  * with its next signaled Send completion: a few ms even under QEMU
  * emulation, and still well under this after a few transport
  * retransmissions (rxe's ACK timeout is under a second; siw rides TCP,
  * whose first retransmissions come after 1 s, then 2 s).  A peer that
  * takes no Sends at all (no receive posted: its Replies sit in RNR retry
  * forever) frees none, and may hold everybody else no longer than this.
+ * RDMA Read and Write chains get the same bound.
  */
-#define SVC_RDMA_SEND_STALL_MS 5000
 
 /* The peer stopped taking our Sends: tear this connection down, alone. */
-static void conn_stalled(struct svc_rdma_conn *c)
+void svc_rdma_conn_stalled(struct svc_rdma_conn *c)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
 	int stalled = 0;
@@ -64,7 +66,7 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 	rc = rpcrdma_xprt_send_owned(&c->sc_x, hdr, hdrlen, xb, &deadline,
 				     rel, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
-		conn_stalled(c);
+		svc_rdma_conn_stalled(c);
 	return rc;
 }
 
@@ -93,33 +95,101 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
-/* Encode the Reply, results wrapped by the Call's auth flavour. */
-static int conn_encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
-			     struct rpcrdma_xdr_buf *xb, uint32_t slot)
-{
-	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
-	xdrproc_t xres = NULL;
-	void *where = NULL;
-	XDR xdrs;
-	int ok;
+/* An accepted Reply's results, taken out of the message once: a Reply
+ * that does not fit inline is encoded a second time, for its chunk. */
+struct reply_res {
+	xdrproc_t rb_xres;		/* NULL: nothing but the RPC header */
+	void *rb_where;
+};
 
+static void take_results(struct rpc_msg *msg, struct reply_res *rb)
+{
+	rb->rb_xres = NULL;
+	rb->rb_where = NULL;
 	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		xres = msg->acpted_rply.ar_results.proc;
-		where = msg->acpted_rply.ar_results.where;
+		rb->rb_xres = msg->acpted_rply.ar_results.proc;
+		rb->rb_where = msg->acpted_rply.ar_results.where;
 		msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
 		msg->acpted_rply.ar_results.where = NULL;
 	}
-	/* Each service thread owns one slice: Replies encode in parallel. */
-	rpcrdma_xdrbuf_init(xb, c->sc_scratch +
-			    (size_t)slot * c->sc_x.rx_opts.ro_inline_send,
-			    c->sc_x.rx_opts.ro_inline_send,
-			    c->sc_x.rx_opts.ro_page_threshold);
+}
+
+/* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
+static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
+			const struct reply_res *rb, struct rpcrdma_xdr_buf *xb,
+			char *buf, uint32_t len, uint32_t threshold)
+{
+	XDR xdrs;
+	int ok;
+
+	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
 	ok = xdr_replymsg(&xdrs, msg) &&
-	     (!xres || SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, xres, where));
+	     (!rb->rb_xres ||
+	      SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, rb->rb_xres, rb->rb_where));
 	XDR_DESTROY(&xdrs);
 	return ok ? 0 : -EMSGSIZE;
+}
+
+/* RDMA_MSG, our credits, and the Call's Write chunks back unused. */
+static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
+			 struct rpcrdma_hdr *h)
+{
+	uint32_t i, j;
+
+	memset(h, 0, sizeof(*h));
+	h->rh_xid = ct->ct_xid;
+	h->rh_credits = credits;
+	h->rh_proc = RPCRDMA_MSG;
+	h->rh_nwrites = ct->ct_hdr.rh_nwrites;
+	for (i = 0; i < h->rh_nwrites; i++) {
+		h->rh_writes[i] = ct->ct_hdr.rh_writes[i];
+		for (j = 0; j < h->rh_writes[i].rc_nsegs; j++)
+			h->rh_writes[i].rc_segs[j].rs_length = 0;
+	}
+}
+
+/*
+ * A Reply too large to Send goes into the Call's Reply chunk: encoded
+ * whole into the slot's registered buffer, RDMA Written, then announced
+ * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
+ * there is no Reply chunk or it is too small (the caller answers
+ * ERR_CHUNK: never a truncated Reply); other errors are the connection's.
+ */
+static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
+			  struct svc_rdma_call *ct, struct rpc_msg *msg,
+			  const struct reply_res *rb, struct rpcrdma_hdr *h)
+{
+	struct rpcrdma_xprt *x = &c->sc_x;
+	struct svc_rdma_bulk *b;
+	struct rpcrdma_xdr_buf xb;
+	size_t len;
+	int rc;
+
+	if (!ct->ct_hdr.rh_has_reply)
+		return -EMSGSIZE;
+	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_REPLY);
+	if (!b)
+		return -ENOMEM;
+	/* Threshold 0: every byte copied, so the Reply is b's first len. */
+	rc = encode_reply(xprt, msg, rb, &xb, b->sb_mem, SVC_RDMA_MAX_REPLY, 0);
+	if (rc)
+		return rc;
+	len = rpcrdma_xdrbuf_len(&xb);
+	rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
+	if (rc)
+		return rc;
+	rc = svc_rdma_push_chunk(c, ct, b, &h->rh_reply);
+	if (rc)
+		return rc;
+	h->rh_proc = RPCRDMA_NOMSG;
+	h->rh_has_reply = true;
+	pthread_mutex_lock(&x->rx_lock);
+	x->rx_stats.rs_reply_chunk_replies++;
+	x->rx_stats.rs_reply_chunk_bytes += len;
+	pthread_mutex_unlock(&x->rx_lock);
+	return 0;
 }
 
 bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
@@ -127,12 +197,12 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
 	struct rpcrdma_xprt *x = &c->sc_x;
-	uint8_t hdr[RPCRDMA_HDRLEN_MIN];
-	struct rpcrdma_xdr_buf xb;
+	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
+	struct rpcrdma_xdr_buf xb, empty;
+	const struct rpcrdma_xdr_buf *body = &xb;
 	struct rpcrdma_hdr h;
+	struct reply_res rb;
 	struct timespec deadline;
-	struct timeval tv = { SVC_RDMA_SEND_STALL_MS / 1000,
-			      (SVC_RDMA_SEND_STALL_MS % 1000) * 1000 };
 	const struct rpcrdma_release *rel;
 	uint64_t seq = 0;
 	ssize_t n;
@@ -144,32 +214,52 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
 	ct->ct_rel_queued = 0;
 	msg->rm_xid = ct->ct_xid;
-	memset(&h, 0, sizeof(h));
-	h.rh_xid = msg->rm_xid;
 	/* We grant exactly the receives we keep posted. */
-	h.rh_credits = x->rx_ep.re_nrecv;
-	h.rh_proc = RPCRDMA_MSG;
-	n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
-	rc = n < 0 ? (int)n : conn_encode_reply(xprt, msg, &xb, ct->ct_slot);
+	reply_header(ct, x->rx_ep.re_nrecv, &h);
+	take_results(msg, &rb);
+	/* Each service thread owns one scratch slice: Replies encode in
+	 * parallel. */
+	rc = encode_reply(xprt, msg, &rb, &xb, c->sc_scratch +
+			  (size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
+			  x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
+	n = rpcrdma_hdr_size(&h);
+	if (rc || n < 0 || (size_t)n + rpcrdma_xdrbuf_len(&xb) > x->rx_send_max) {
+		/* Too large to Send: the Reply chunk, or ERR_CHUNK. */
+		rc = reply_in_chunk(xprt, c, ct, msg, &rb, &h);
+		rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
+		body = &empty;
+		if (rc == -EMSGSIZE || rc == -ENOMEM) {
+			pthread_mutex_lock(&x->rx_lock);
+			x->rx_stats.rs_too_large++;
+			pthread_mutex_unlock(&x->rx_lock);
+		}
+	}
+	if (!rc) {
+		n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
+		if (n < 0)
+			rc = (int)n;
+	}
 	/* The Call's arguments are decoded: its receive goes back before the
 	 * Reply grants the credit that lets the client use it again. */
 	if (ct->ct_cur) {
 		svc_rdma_conn_repost(c, ct->ct_cur);
 		ct->ct_cur = NULL;
 	}
-	rpcrdma_deadline(&deadline, &tv);
+	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
 	/* A connection whose Sends stall is torn down there, alone. */
 	if (!rc)
-		rc = conn_send_bounded(c, hdr, (size_t)n, &xb, rel, &seq,
+		rc = conn_send_bounded(c, hdr, (size_t)n, body, rel, &seq,
 				       &ct->ct_rel_queued);
 	/* svc_sendreply's caller may free the results once we return: a
 	 * mapped Reply that gathers them must have completed by then, or its
 	 * connection be torn down (its QP flushed) as stalled.  An async
 	 * Reply's release was queued instead (seq 0): no wait. */
 	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT)
-		conn_stalled(c);
+		svc_rdma_conn_stalled(c);
+	if (rc == -ETIMEDOUT)
+		svc_rdma_conn_stalled(c);
 	ct->ct_rel_status = -rc;
-	if (rc == -EMSGSIZE)	/* would need a Reply chunk: fail it cleanly */
+	if (rc == -EMSGSIZE || rc == -ENOMEM)	/* no room: fail it cleanly */
 		svc_rdma_conn_send_error(c, msg->rm_xid, RPCRDMA_ERR_CHUNK);
 	pthread_mutex_lock(&x->rx_lock);
 	if (!rc)

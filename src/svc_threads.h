@@ -6,6 +6,7 @@
 #ifndef RPCRDMA_SVC_THREADS_H
 #define RPCRDMA_SVC_THREADS_H
 
+#include "rdma_rw.h"
 #include "transport.h"
 #include <rpc/svc_mt.h>
 
@@ -22,6 +23,8 @@ struct svc_rdma_call {
 	uint32_t ct_xid;		/* its xid: svc_sendreply() leaves it 0 */
 	uint32_t ct_slot;		/* which scratch slice its Reply uses */
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
+	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */
+	struct rpcrdma_rw_ctx ct_rw;	/* its RDMA Reads and Writes */
 	/* svc_rdma_sendreply_async: run once the results are unreferenced */
 	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
 	int ct_rel_queued;		/* conn_reply queued ct_rel */
@@ -40,6 +43,8 @@ struct svc_rdma_conn {
 	uint32_t sc_qhead, sc_qlen;
 	struct svc_rdma_call sc_call;	/* svc_run mode: the Call being served */
 	char *sc_scratch;		/* Reply head/tail storage (copied when sent) */
+	uint32_t sc_nslots;		/* Calls served at once: scratch slices */
+	struct svc_rdma_bulk *sc_bulk;	/* per slot: chunked Call, chunked Reply */
 	int sc_threaded;		/* served by the listener's threads */
 	int sc_refs;			/* threaded: threads serving it (sl_lock) */
 	struct svc_rdma_conn *sc_gone;	/* threaded: the leader's to destroy */
@@ -99,5 +104,34 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
 bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 			      uint32_t err);
+void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
+/*
+ * How long one Send, or one RDMA Read/Write chain, may take before its
+ * connection counts as stalled (see svc_reply.c).
+ */
+#define SVC_RDMA_SEND_STALL_MS 5000
+
+/* svc_chunks.c: Read chunks in, Reply and Write chunks out. */
+/* Largest Call reassembled from Read chunks, and largest chunked Reply. */
+#define SVC_RDMA_MAX_CALL	((4u << 20) + (64u << 10))
+#define SVC_RDMA_MAX_REPLY	((4u << 20) + (64u << 10))
+
+/* A registered buffer of one slot, allocated on first use. */
+struct svc_rdma_bulk {
+	char *sb_mem;
+	struct ibv_mr *sb_mr;
+};
+enum { SVC_RDMA_BULK_CALL, SVC_RDMA_BULK_REPLY };
+
+int svc_rdma_check_chunks(const struct rpcrdma_hdr *h);
+int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		       const uint8_t *inl, uint32_t inl_len, char **msgp,
+		       uint32_t *lenp);
+struct svc_rdma_bulk *svc_rdma_bulk_get(struct svc_rdma_conn *c,
+					uint32_t slot, int which);
+int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			const struct svc_rdma_bulk *b,
+			const struct rpcrdma_chunk *written);
+void svc_rdma_bulk_free(struct svc_rdma_conn *c);
 
 #endif /* RPCRDMA_SVC_THREADS_H */

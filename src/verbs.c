@@ -180,7 +180,7 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		attr.send_cq = ep->re_cq;
 		attr.recv_cq = ep->re_cq;
 		attr.qp_type = IBV_QPT_RC;
-		attr.cap.max_send_wr = a->ea_nsend;
+		attr.cap.max_send_wr = a->ea_nsend + a->ea_nrw;
 		attr.cap.max_recv_wr = a->ea_nrecv;
 		attr.cap.max_send_sge = max_sge;
 		attr.cap.max_recv_sge = 1;
@@ -233,7 +233,7 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	if (rc)
 		return rc;
 	ep->re_cq = ibv_create_cq(ep->re_id->verbs,
-				  (int)(a->ea_nsend + a->ea_nrecv), ep,
+				  (int)(a->ea_nsend + a->ea_nrecv + a->ea_nrw), ep,
 				  ep->re_comp_ch, 0);
 	if (!ep->re_cq)
 		return -errno;
@@ -248,6 +248,7 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	if (rc)
 		return rc;
 	ep->re_nsend = a->ea_nsend;
+	ep->re_rw_slots = a->ea_nrw;
 	ep->re_send_size = a->ea_send_size;
 	rc = alloc_region(ep, a->ea_nsend, a->ea_send_size, &ep->re_send_mem,
 			  &ep->re_send_mr);
@@ -270,16 +271,17 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	return rpcrdma_cq_arm(ep);
 }
 
-static void fill_conn_param(struct rdma_conn_param *p, const void *pdata,
-			    uint8_t len)
+static void fill_conn_param(struct rpcrdma_ep *ep, struct rdma_conn_param *p,
+			    const void *pdata, uint8_t len)
 {
 	memset(p, 0, sizeof(*p));
 	p->private_data = pdata;
 	p->private_data_len = len;
 	/* The kernel's svcrdma refuses a connection with no RDMA Read
-	 * resources, even before chunks are used. */
+	 * resources, even before chunks are used.  A server that pulls Read
+	 * chunks asks for the depth it settled on (rpcrdma_rd_depth). */
 	p->responder_resources = 1;
-	p->initiator_depth = 1;
+	p->initiator_depth = ep->re_rd_depth ? (uint8_t)ep->re_rd_depth : 1;
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
 }
@@ -290,7 +292,7 @@ int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 {
 	struct rdma_conn_param p;
 
-	fill_conn_param(&p, pdata, pdata_len);
+	fill_conn_param(ep, &p, pdata, pdata_len);
 	if (rdma_connect(ep->re_id, &p))
 		return -errno;
 	return wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ESTABLISHED,
@@ -302,7 +304,7 @@ int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
 {
 	struct rdma_conn_param p;
 
-	fill_conn_param(&p, pdata, pdata_len);
+	fill_conn_param(ep, &p, pdata, pdata_len);
 	if (rdma_accept(ep->re_id, &p))
 		return -errno;
 	return 0;
@@ -312,6 +314,13 @@ void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep)
 {
 	if (ep->re_id)
 		rdma_disconnect(ep->re_id);
+}
+
+/* The QP goes first when memory it may still access is about to be freed. */
+void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep)
+{
+	if (ep->re_id && ep->re_id->qp)
+		rdma_destroy_qp(ep->re_id);
 }
 
 /* Undo rpcrdma_ep_setup/resolve in reverse; safe on a partial setup. */
@@ -404,6 +413,45 @@ int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 	wr.send_flags = (inline_data ? IBV_SEND_INLINE : 0) |
 			(signaled ? IBV_SEND_SIGNALED : 0);
 	return -ibv_post_send(ep->re_id->qp, &wr, &bad);
+}
+
+int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
+		    const struct rpcrdma_sge *local,
+		    const struct rpcrdma_remote *remote, unsigned int n,
+		    struct rpcrdma_cqe *cqe)
+{
+	struct ibv_send_wr wr[16], *bad;
+	struct ibv_sge sge[16];
+	unsigned int i;
+
+	if (!n || n > 16)
+		return -EINVAL;
+	memset(wr, 0, sizeof(wr[0]) * n);
+	for (i = 0; i < n; i++) {
+		sge[i].addr = local[i].sg_addr;
+		sge[i].length = local[i].sg_len;
+		sge[i].lkey = local[i].sg_lkey;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+		wr[i].wr.rdma.remote_addr = remote[i].rm_addr;
+		wr[i].wr.rdma.rkey = remote[i].rm_rkey;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	wr[n - 1].wr_id = (uintptr_t)cqe;
+	wr[n - 1].send_flags = IBV_SEND_SIGNALED;
+	return -ibv_post_send(ep->re_id->qp, wr, &bad);
+}
+
+uint32_t rpcrdma_rd_depth(struct rpcrdma_ep *ep, const struct rdma_conn_param *peer)
+{
+	struct ibv_device_attr da;
+	uint32_t d = peer ? peer->responder_resources : 1;
+
+	if (!ibv_query_device(ep->re_id->verbs, &da) &&
+	    (uint32_t)da.max_qp_init_rd_atom < d)
+		d = (uint32_t)da.max_qp_init_rd_atom;
+	return d ? d : 1;
 }
 
 uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep)

@@ -17,6 +17,7 @@
 enum rpcrdma_cqe_kind {
 	RPCRDMA_CQE_SEND,	/* a struct rpcrdma_sendctx */
 	RPCRDMA_CQE_RECV,	/* a struct rpcrdma_rep */
+	RPCRDMA_CQE_RW,		/* a struct rpcrdma_rw_ctx (rdma_rw.h) */
 };
 
 struct rpcrdma_cqe {
@@ -66,6 +67,15 @@ struct rpcrdma_ep {
 	uint8_t *re_send_mem;
 	struct ibv_mr *re_send_mr;
 	struct rpcrdma_sendctx *re_sendctxs;
+
+	uint32_t re_rw_slots;		/* send queue room for RDMA Read/Write */
+	uint32_t re_rd_depth;		/* RDMA Reads we may have outstanding */
+};
+
+/* A peer's memory, as an RDMA Read or Write addresses it. */
+struct rpcrdma_remote {
+	uint64_t rm_addr;
+	uint32_t rm_rkey;
 };
 
 /* A completion, as plain data for the logic above. */
@@ -82,6 +92,7 @@ struct rpcrdma_ep_attr {
 	uint32_t ea_nsend, ea_send_size;
 	uint32_t ea_max_inline;		/* asked; the grant may be less */
 	uint32_t ea_max_sge;		/* asked; bounded by the device */
+	uint32_t ea_nrw;		/* send queue room for RDMA Read/Write */
 };
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
@@ -93,6 +104,7 @@ int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
 		      uint8_t pdata_len);
 void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep);
+void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep);
 void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 
 int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep);
@@ -103,6 +115,18 @@ int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 			   const struct rpcrdma_sge *sges, unsigned int n,
 			   int inline_data, int signaled);
 uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep);
+/*
+ * Post n RDMA Reads (write 0: remote into local) or Writes (local into
+ * remote) as one chain; only the last is signaled, with cqe as its
+ * context, and its completion implies the others'.
+ */
+int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
+		    const struct rpcrdma_sge *local,
+		    const struct rpcrdma_remote *remote, unsigned int n,
+		    struct rpcrdma_cqe *cqe);
+/* The RDMA Read depth the peer's connect request offers us, bounded by
+ * what the device can do (a server's accept uses it). */
+uint32_t rpcrdma_rd_depth(struct rpcrdma_ep *ep, const struct rdma_conn_param *peer);
 struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
 void rpcrdma_dereg_mem(struct ibv_mr *mr);
 uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr);

@@ -81,6 +81,21 @@ struct rpcrdma_stats {
 	uint64_t rs_busy_poll_misses;	/* spins that ran out and went to sleep */
 	uint64_t rs_empty_polls;	/* CQ polls that found nothing */
 	uint64_t rs_stalled_conns;	/* server: connections torn down because their Sends stalled */
+	/* Chunks (appended: programs built against an older header read a prefix). */
+	uint64_t rs_read_chunk_calls;	/* Calls with a read list (RDMA_MSG) */
+	uint64_t rs_read_chunk_bytes;	/* bytes those Read chunks offered */
+	uint64_t rs_long_calls;		/* Calls sent whole as a position-zero Read chunk */
+	uint64_t rs_long_call_bytes;	/* their bytes */
+	uint64_t rs_reply_chunks;	/* Reply chunks offered */
+	uint64_t rs_reply_chunk_replies; /* Replies that came in a Reply chunk (RDMA_NOMSG) */
+	uint64_t rs_reply_chunk_bytes;	/* bytes written into Reply chunks */
+	uint64_t rs_write_chunks;	/* Write chunks offered (zero-copy results) */
+	uint64_t rs_write_chunk_bytes;	/* bytes the peer wrote into them */
+	uint64_t rs_write_chunks_unused; /* offered but returned empty (data came inline) */
+	uint64_t rs_chunk_regs;		/* per-RPC remote registrations made */
+	uint64_t rs_chunk_deregs;	/* ... and revoked */
+	uint64_t rs_err_chunk;		/* client: RDMA_ERROR/ERR_CHUNK answers */
+	uint64_t rs_bad_chunks;		/* client: Replies whose chunks were not what we offered */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

@@ -1,0 +1,151 @@
+/*
+ * Responder chunk planning (rchunks.h): validate a read list and lay the
+ * Call out around it; fill Write and Reply chunks segment by segment.
+ * Every length is summed in 64 bits, so no peer value can wrap a sum.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "rchunks.h"
+
+static uint32_t xdr_roundup(uint64_t n)
+{
+	return (uint32_t)((4 - (n & 3)) & 3);
+}
+
+static int seg_wraps(const struct rpcrdma_segment *s)
+{
+	return s->rs_offset + s->rs_length < s->rs_offset;
+}
+
+static void add_copy(struct rpcrdma_call_map *m, uint32_t src, uint32_t dst,
+		     uint32_t len)
+{
+	if (!len)
+		return;
+	m->cm_copies[m->cm_ncopies++] = (struct rpcrdma_copy){ src, dst, len };
+}
+
+static int map_nomsg(const struct rpcrdma_hdr *h, uint32_t inline_len,
+		     uint32_t max_call, struct rpcrdma_call_map *m)
+{
+	uint64_t off = 0;
+	uint32_t i;
+
+	/* The whole Call is in the chunk: anything inline is a lie. */
+	if (inline_len)
+		return -EBADMSG;
+	for (i = 0; i < h->rh_nreads; i++) {
+		const struct rpcrdma_read_segment *r = &h->rh_reads[i];
+
+		if (r->rr_position != 0 || seg_wraps(&r->rr_seg))
+			return -EBADMSG;
+		if (off + r->rr_seg.rs_length > max_call)
+			return -EMSGSIZE;
+		m->cm_pulls[m->cm_npulls++] =
+			(struct rpcrdma_pull){ (uint32_t)off, r->rr_seg };
+		off += r->rr_seg.rs_length;
+	}
+	m->cm_len = (uint32_t)off;
+	m->cm_chunk_bytes = off;
+	return 0;
+}
+
+static int map_msg(const struct rpcrdma_hdr *h, uint32_t inline_len,
+		   uint32_t max_call, struct rpcrdma_call_map *m)
+{
+	uint64_t dst = 0;		/* bytes of the Call laid out so far */
+	uint32_t src = 0;		/* inline bytes consumed so far */
+	uint32_t i = 0;
+
+	while (i < h->rh_nreads) {
+		uint32_t pos = h->rh_reads[i].rr_position;
+		uint64_t before, clen = 0;
+
+		/* Chunks ascend and start within the inline bytes left. */
+		if (pos == 0 || pos < dst)
+			return -EBADMSG;
+		before = pos - dst;
+		if (before > inline_len - src)
+			return -EBADMSG;
+		add_copy(m, src, (uint32_t)dst, (uint32_t)before);
+		src += (uint32_t)before;
+		dst = pos;
+		for (; i < h->rh_nreads && h->rh_reads[i].rr_position == pos; i++) {
+			const struct rpcrdma_segment *s = &h->rh_reads[i].rr_seg;
+
+			if (seg_wraps(s))
+				return -EBADMSG;
+			if (dst + clen + s->rs_length > max_call)
+				return -EMSGSIZE;
+			m->cm_pulls[m->cm_npulls++] =
+				(struct rpcrdma_pull){ (uint32_t)(dst + clen), *s };
+			clen += s->rs_length;
+		}
+		m->cm_chunk_bytes += clen;
+		dst += clen;
+		/* The roundup is left out of the chunk and of the inline part. */
+		if (xdr_roundup(clen)) {
+			if (dst + xdr_roundup(clen) > max_call)
+				return -EMSGSIZE;
+			m->cm_zeros[m->cm_nzeros++] = (struct rpcrdma_zero){
+				(uint32_t)dst, xdr_roundup(clen) };
+			dst += xdr_roundup(clen);
+		}
+	}
+	if (dst + (inline_len - src) > max_call)
+		return -EMSGSIZE;
+	add_copy(m, src, (uint32_t)dst, inline_len - src);
+	m->cm_len = (uint32_t)(dst + (inline_len - src));
+	return 0;
+}
+
+int rpcrdma_map_call(const struct rpcrdma_hdr *h, uint32_t inline_len,
+		     uint32_t max_call, struct rpcrdma_call_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!h->rh_nreads || h->rh_nreads > RPCRDMA_MAX_READ_SEGS)
+		return -EBADMSG;
+	switch (h->rh_proc) {
+	case RPCRDMA_NOMSG:
+		return map_nomsg(h, inline_len, max_call, m);
+	case RPCRDMA_MSG:
+		return map_msg(h, inline_len, max_call, m);
+	default:
+		return -EBADMSG;
+	}
+}
+
+int64_t rpcrdma_chunk_capacity(const struct rpcrdma_chunk *ch)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (ch->rc_nsegs > RPCRDMA_MAX_CHUNK_SEGS)
+		return -EBADMSG;
+	for (i = 0; i < ch->rc_nsegs; i++) {
+		if (seg_wraps(&ch->rc_segs[i]))
+			return -EBADMSG;
+		total += ch->rc_segs[i].rs_length;
+	}
+	return (int64_t)total;
+}
+
+int rpcrdma_fill_chunk(const struct rpcrdma_chunk *ch, uint64_t len,
+		       struct rpcrdma_chunk *written)
+{
+	int64_t cap = rpcrdma_chunk_capacity(ch);
+	uint32_t i;
+
+	if (cap < 0 || (uint64_t)cap < len)
+		return -EMSGSIZE;
+	*written = *ch;
+	for (i = 0; i < ch->rc_nsegs; i++) {
+		uint32_t n = len < ch->rc_segs[i].rs_length ?
+			     (uint32_t)len : ch->rc_segs[i].rs_length;
+
+		written->rc_segs[i].rs_length = n;
+		len -= n;
+	}
+	return 0;
+}
