@@ -14,6 +14,7 @@
 #include <rpc/rpc.h>
 
 #include "chunks.h"
+#include "xdr_dec.h"
 
 #define THRESH 1024
 #define HDRMIN RPCRDMA_HDRLEN_MIN
@@ -365,6 +366,129 @@ START_TEST(sizes)
 }
 END_TEST
 
+/* ---- the Reply decoder and the Write chunk ------------------------------ */
+static char inl[8192] __attribute__((aligned(8)));
+static char target[8192];
+
+/* u_int 5, opaque<> of @n bytes (inline only if @with_data), u_int 6. */
+static uint32_t reply_inline(u_int n, bool with_data)
+{
+	XDR x;
+	u_int a = 5, b = 6;
+
+	xdrmem_create(&x, inl, sizeof(inl), XDR_ENCODE);
+	ck_assert(xdr_u_int(&x, &a));
+	if (with_data) {
+		char *p = pay1;
+
+		ck_assert(xdr_bytes(&x, &p, &n, ~0u));
+	} else {
+		ck_assert(xdr_u_int(&x, &n));
+	}
+	ck_assert(xdr_u_int(&x, &b));
+	return xdr_getpos(&x);
+}
+
+/* 1 if decoding succeeds, with the data and trailer checked. */
+static int decode(uint32_t len, struct rpcrdma_ddp_target *t, u_int n,
+		  char *into, int *finish)
+{
+	struct rpcrdma_xdr_dec xd;
+	u_int a = 0, b = 0, got = 0;
+	char *p = into;
+	XDR x;
+	int ok;
+
+	rpcrdma_xdrdec_create(&x, &xd, inl, len, t);
+	ok = xdr_u_int(&x, &a) && xdr_bytes(&x, &p, &got, ~0u) &&
+	     xdr_u_int(&x, &b);
+	*finish = rpcrdma_xdrdec_finish(&xd);
+	if (!ok)
+		return 0;
+	ck_assert_uint_eq(a, 5);
+	ck_assert_uint_eq(b, 6);
+	ck_assert_uint_eq(got, n);
+	ck_assert_ptr_eq(p, into);
+	ck_assert(!memcmp(p, pay1, n));
+	return 1;
+}
+
+START_TEST(ddp_decode)
+{
+	static const u_int dsizes[] = { 1, 2, 3, 4, 4093, 4094, 4095, 4096 };
+	struct rpcrdma_ddp_target t;
+	unsigned int i;
+	uint32_t len;
+	int fin;
+
+	fill();
+	for (i = 0; i < sizeof(dsizes) / sizeof(dsizes[0]); i++) {
+		u_int n = dsizes[i], pad = (4 - (n & 3)) & 3;
+
+		/* placed: the data is in the target, not inline */
+		len = reply_inline(n, false);
+		memset(target, 0, sizeof(target));
+		memcpy(target, pay1, n);
+		t = (struct rpcrdma_ddp_target){ target, sizeof(target), n, false };
+		ck_assert_int_eq(decode(len, &t, n, target, &fin), 1);
+		ck_assert(t.dt_consumed);
+		ck_assert_int_eq(fin, 0);
+		/* the Responder wrote the roundup too: still fine */
+		t.dt_written = n + pad;
+		ck_assert_int_eq(decode(len, &t, n, target, &fin), 1);
+		/* fewer bytes written than the length word says: refused */
+		t.dt_written = n - 1;
+		if (n > 1)
+			ck_assert_int_eq(decode(len, &t, n, target, &fin), 0);
+		t.dt_written = n + pad + 1;
+		ck_assert_int_eq(decode(len, &t, n, target, &fin), 0);
+		/* the target too small for the announced length */
+		t = (struct rpcrdma_ddp_target){ target, n - 1, n, false };
+		if (n > 1)
+			ck_assert_int_eq(decode(len, &t, n, target, &fin), 0);
+
+		/* unused chunk (length 0): the data came inline, into target */
+		len = reply_inline(n, true);
+		memset(target, 0, sizeof(target));
+		t = (struct rpcrdma_ddp_target){ target, sizeof(target), 0, false };
+		ck_assert_int_eq(decode(len, &t, n, target, &fin), 1);
+		ck_assert(t.dt_consumed);
+		ck_assert_int_eq(fin, 0);
+		/* no target at all: plain xdrmem behaviour, into any buffer */
+		ck_assert_int_eq(decode(len, NULL, n, target + 100, &fin), 1);
+	}
+}
+END_TEST
+
+/* Data written to the chunk that the decoder never asked for. */
+START_TEST(ddp_not_consumed)
+{
+	struct rpcrdma_ddp_target t = { target, sizeof(target), 100, false };
+	uint32_t len;
+	int fin;
+
+	fill();
+	len = reply_inline(100, true);
+	/* decoded into another buffer: the chunk's data is left over */
+	ck_assert_int_eq(decode(len, &t, 100, target + 200, &fin), 1);
+	ck_assert(!t.dt_consumed);
+	ck_assert_int_eq(fin, -EBADMSG);
+}
+END_TEST
+
+/* Truncated inline data never reads past the end. */
+START_TEST(dec_bounds)
+{
+	uint32_t len;
+	int fin;
+
+	fill();
+	len = reply_inline(1000, true);
+	ck_assert_int_eq(decode(len - 5, NULL, 1000, target, &fin), 0);
+	ck_assert_int_eq(decode(len, NULL, 1000, target, &fin), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chunks");
@@ -385,6 +509,9 @@ int main(void)
 	tcase_add_test(tr, returned_checks);
 	tcase_add_test(tr, returned_no_wrap);
 	tcase_add_test(tr, sizes);
+	tcase_add_test(tr, ddp_decode);
+	tcase_add_test(tr, ddp_not_consumed);
+	tcase_add_test(tr, dec_bounds);
 	suite_add_tcase(s, tr);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
