@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include "clnt_chunks.h"
 #include "poller.h"
 #include "transport.h"
 
@@ -32,6 +33,7 @@ struct rpcrdma_req {
 	pthread_cond_t rq_cond;
 	char *rq_scratch;		/* XDR head/tail storage (copied when sent) */
 	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
+	struct rpcrdma_req_chunks rq_ch;	/* chunks offered, and what came back */
 };
 
 /*
@@ -59,6 +61,8 @@ struct clnt_rdma {
 	struct cr_waiter *cr_waiters;	/* the others, asleep */
 	struct rpc_err cr_err;		/* the last call's outcome */
 	char *cr_scratch_mem;		/* every slot's scratch, one allocation */
+	char *cr_reply_mem;		/* every slot's Reply chunk target */
+	uint32_t cr_hints[RPCRDMA_MAX_HINTS];	/* per-procedure Reply bounds */
 	struct timeval cr_timeout;
 	int cr_timeout_set;
 	pthread_t cr_thread;
@@ -73,6 +77,18 @@ static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 static struct clnt_rdma *to_cr(CLIENT *cl)
 {
 	return rpcrdma_container_of(cl, struct clnt_rdma, cr_clnt);
+}
+
+/*
+ * An abandoned call is over (its Reply came, or the connection went):
+ * what stayed registered for it, its Reply buffer, is revoked before
+ * the slot can be reused.  Lock held.
+ */
+static void free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq)
+{
+	cr->cr_x.rx_stats.rs_chunk_deregs += rpcrdma_clnt_release(&rq->rq_ch, 0);
+	rq->rq_state = RQ_FREE;
+	cr->cr_inflight--;
 }
 
 /* Fail every outstanding call: the connection is gone. Lock held. */
@@ -90,8 +106,7 @@ static void fail_all(struct clnt_rdma *cr, int err)
 			__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
-			rq->rq_state = RQ_FREE;
-			cr->cr_inflight--;
+			free_abandoned(cr, rq);
 		}
 	}
 	pthread_cond_broadcast(&cr->cr_credit_cond);
@@ -104,6 +119,20 @@ static struct rpcrdma_req *find_req(struct clnt_rdma *cr, uint32_t xid)
 	struct rpcrdma_req *rq = &cr->cr_reqs[xid & (cr->cr_nslots - 1)];
 
 	return rq->rq_state != RQ_FREE && rq->rq_xid == xid ? rq : NULL;
+}
+
+/*
+ * Why the server answered RDMA_ERROR.  ERR_CHUNK for a Call that carried
+ * Read chunks: the server cannot take them, so the Call could not be
+ * sent in a form it accepts (-EMSGSIZE, as for a Call no Send can carry);
+ * otherwise the Reply would not fit what we offered (-EPROTO).
+ */
+static int refused_err(const struct rpcrdma_req_chunks *ch,
+		       const struct rpcrdma_hdr *h)
+{
+	if (h->rh_err == RPCRDMA_ERR_VERS)
+		return -EPROTONOSUPPORT;
+	return ch->rc_kind != RPCRDMA_CALL_INLINE ? -EMSGSIZE : -EPROTO;
 }
 
 /*
@@ -126,20 +155,20 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq) {
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {
-			rq->rq_err = h.rh_err == RPCRDMA_ERR_VERS ?
-				     -EPROTONOSUPPORT : -EPROTO;
+			rq->rq_err = refused_err(&rq->rq_ch, &h);
 			__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
-			rq->rq_state = RQ_FREE;
-			cr->cr_inflight--;
+			free_abandoned(cr, rq);
 			pthread_cond_broadcast(&cr->cr_credit_cond);
 		}
 		cr->cr_x.rx_stats.rs_bad_replies++;
+		if (h.rh_err == RPCRDMA_ERR_CHUNK)
+			cr->cr_x.rx_stats.rs_err_chunk++;
 		goto out_repost;
 	}
-	if (rc || h.rh_proc != RPCRDMA_MSG || !rq ||
-	    (rq->rq_state != RQ_SENT && rq->rq_state != RQ_ABANDONED)) {
+	if (rc || (h.rh_proc != RPCRDMA_MSG && h.rh_proc != RPCRDMA_NOMSG) ||
+	    !rq || (rq->rq_state != RQ_SENT && rq->rq_state != RQ_ABANDONED)) {
 		cr->cr_x.rx_stats.rs_bad_replies++;
 		goto out_repost;
 	}
@@ -151,8 +180,15 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	pthread_cond_broadcast(&cr->cr_credit_cond);
 
 	if (rq->rq_state == RQ_ABANDONED) {
-		rq->rq_state = RQ_FREE;
-		cr->cr_inflight--;
+		free_abandoned(cr, rq);
+		goto out_repost;
+	}
+	/* The chunks that came back must be the ones this call offered. */
+	if (rpcrdma_clnt_check_reply(&rq->rq_ch, &h, &cr->cr_x.rx_stats)) {
+		rq->rq_err = -EBADMSG;
+		__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
+		cr->cr_x.rx_stats.rs_bad_replies++;
+		pthread_cond_signal(&rq->rq_cond);
 		goto out_repost;
 	}
 	rq->rq_rep = rep;
@@ -504,14 +540,23 @@ static int encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 				   xdrproc_t xres, void *resp)
 {
+	struct rpcrdma_req_chunks *ch = &rq->rq_ch;
 	struct rpcrdma_rep *rep = rq->rq_rep;
+	struct rpcrdma_xdr_dec xd;
 	struct rpc_err err;
 	struct rpc_msg msg;
 	XDR xdrs;
 	enum clnt_stat st;
 
-	xdrmem_create(&xdrs, (char *)rep->rr_buf + rq->rq_off,
-		      (u_int)(rep->rr_len - rq->rq_off), XDR_DECODE);
+	/* RDMA_NOMSG: the whole Reply was written into our Reply chunk. */
+	if (ch->rc_nomsg)
+		rpcrdma_xdrdec_create(&xdrs, &xd, ch->rc_reply_buf,
+				      ch->rc_reply_len,
+				      ch->rc_has_write ? &ch->rc_ddp : NULL);
+	else
+		rpcrdma_xdrdec_create(&xdrs, &xd, rep->rr_buf + rq->rq_off,
+				      (uint32_t)(rep->rr_len - rq->rq_off),
+				      ch->rc_has_write ? &ch->rc_ddp : NULL);
 	memset(&msg, 0, sizeof(msg));
 	msg.acpted_rply.ar_verf = _null_auth;
 	msg.acpted_rply.ar_results.where = NULL;
@@ -525,7 +570,8 @@ static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	if (st == RPC_SUCCESS) {
 		if (!AUTH_VALIDATE(cr->cr_clnt.cl_auth, &msg.acpted_rply.ar_verf))
 			st = set_err(cr, RPC_AUTHERROR, 0);
-		else if (!AUTH_UNWRAP(cr->cr_clnt.cl_auth, &xdrs, xres, resp))
+		else if (!AUTH_UNWRAP(cr->cr_clnt.cl_auth, &xdrs, xres, resp) ||
+			 rpcrdma_xdrdec_finish(&xd))
 			st = set_err(cr, RPC_CANTDECODERES, EBADMSG);
 	} else if (AUTH_REFRESH(cr->cr_clnt.cl_auth, &msg)) {
 		/* Fresh credentials would need a resend; report as is. */
@@ -554,16 +600,58 @@ static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	rq->rq_send_seq = 0;
 }
 
+/* The zero-copy buffer for this thread's next call on one CLIENT. */
+static __thread struct {
+	CLIENT *nb_cl;
+	struct rpcrdma_result_buf *nb_rb;
+} next_result;
+
+static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
+{
+	struct rpcrdma_result_buf *rb = NULL;
+
+	if (next_result.nb_cl == cl)
+		rb = next_result.nb_rb;
+	next_result.nb_cl = NULL;
+	next_result.nb_rb = NULL;
+	return rb;
+}
+
+/*
+ * The bound on this call's Reply: void results surely fit inline (an
+ * accepted reply header and a verifier); else the procedure's hint, if
+ * the program gave one (0: unknown, ro_max_reply decides).
+ */
+static uint32_t reply_bound(const struct clnt_rdma *cr, rpcproc_t proc,
+			    xdrproc_t xres)
+{
+	if (xres == (xdrproc_t)(void (*)(void))xdr_void)
+		return 1;
+	return proc < RPCRDMA_MAX_HINTS ? cr->cr_hints[proc] : 0;
+}
+
+/* Revoke the call's remote access; counted.  Lock not held. */
+static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			   int caller_only)
+{
+	unsigned int n = rpcrdma_clnt_release(&rq->rq_ch, caller_only);
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_x.rx_stats.rs_chunk_deregs += n;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
 static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     xdrproc_t xargs, void *argsp,
 				     xdrproc_t xres, void *resp,
 				     struct timeval tmo)
 {
 	struct clnt_rdma *cr = to_cr(cl);
-	uint8_t hdr[RPCRDMA_HDRLEN_MIN];
-	struct rpcrdma_xdr_buf xb;
+	struct rpcrdma_result_buf *rb = take_result_buf(cl);
+	struct rpcrdma_xdr_buf xb, send;
 	struct rpcrdma_req *rq;
-	struct rpcrdma_hdr h;
 	struct timespec deadline;
 	enum clnt_stat st;
 	int rc;
@@ -582,42 +670,54 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		st = set_err(cr, RPC_CANTENCODEARGS, rc);
 		goto out_release;
 	}
-	memset(&h, 0, sizeof(h));
-	h.rh_xid = rq->rq_xid;
-	h.rh_credits = cr->cr_x.rx_opts.ro_max_requests;
-	h.rh_proc = RPCRDMA_MSG;
-	rc = (int)rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
-	if (rc < 0) {
-		st = set_err(cr, RPC_CANTENCODEARGS, rc);
+	/* Chunks as the Call's size and the Reply's bound need (chunks.c). */
+	rc = rpcrdma_clnt_marshal(&cr->cr_x, &rq->rq_ch, rq->rq_xid, &xb,
+				  reply_bound(cr, proc, xres), rb, &send);
+	if (rc) {
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		if (rc == -EMSGSIZE)
+			cr->cr_x.rx_stats.rs_too_large++;
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		st = set_err(cr, RPC_CANTSEND, rc);
 		goto out_release;
 	}
-	/* Chunks are not carried yet: a Call larger than inline fails here. */
-	rc = rpcrdma_xprt_send(&cr->cr_x, hdr, (size_t)rc, &xb, &deadline,
-			       &rq->rq_send_seq);
-	RPCRDMA_DBG("client: Call xid %#x, %zu bytes: %d", rq->rq_xid,
-		    rpcrdma_xdrbuf_len(&xb), rc);
+	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.rc_hdr, rq->rq_ch.rc_hdrlen,
+			       &send, &deadline, &rq->rq_send_seq);
+	RPCRDMA_DBG("client: Call xid %#x, %zu bytes, chunks %d, reply chunk %d: %d",
+		    rq->rq_xid, rpcrdma_xdrbuf_len(&xb), (int)rq->rq_ch.rc_kind,
+		    (int)rq->rq_ch.rc_has_reply, rc);
 	if (rc) {
+		release_chunks(cr, rq, 0);
 		st = set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
 		goto out_release;
 	}
 
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	cr->cr_x.rx_stats.rs_calls++;
+	rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
 	if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &deadline)) {
 		/* Keep the credit until the Reply or the connection ends:
 		 * the server may still be working on it. */
 		rq->rq_state = RQ_ABANDONED;
 		cr->cr_x.rx_stats.rs_timeouts++;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		/* The caller's memory must not stay remotely accessible once
+		 * we return; our Reply buffer goes with the slot. */
+		release_chunks(cr, rq, 1);
 		wait_send_done(cr, rq, &deadline);
 		return set_err(cr, RPC_TIMEDOUT, 0);
 	}
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	wait_send_done(cr, rq, &deadline);
+	/* The Reply is here: no rkey of this RPC may work any longer. */
+	release_chunks(cr, rq, 0);
 	if (rq->rq_state == RQ_FAILED)
-		st = set_err(cr, RPC_CANTRECV, rq->rq_err);
+		st = set_err(cr, rq->rq_err == -EMSGSIZE ? RPC_CANTSEND :
+				 RPC_CANTRECV, rq->rq_err);
 	else
 		st = decode_reply(cr, rq, xres, resp);
+	if (rb)
+		rb->rb_written = rq->rq_ch.rc_ddp.dt_written;
 
 out_release:
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
@@ -686,6 +786,16 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	case CLGET_FD:
 		*(int *)info = cr->cr_x.rx_ep.re_comp_ch->fd;
 		return TRUE;
+	case RPCRDMA_CLSET_REPLY_HINT: {
+		const struct rpcrdma_reply_hint *rh = info;
+
+		if (!rh || rh->rh_proc >= RPCRDMA_MAX_HINTS)
+			return FALSE;
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		cr->cr_hints[rh->rh_proc] = rh->rh_max_reply;
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return TRUE;
+	}
 	case RPCRDMA_CLGET_STATS:
 		if (!info)
 			return FALSE;
@@ -708,6 +818,7 @@ static void cr_free(struct clnt_rdma *cr)
 		free(cr->cr_reqs);
 	}
 	free(cr->cr_scratch_mem);
+	free(cr->cr_reply_mem);
 	if (cr->cr_stopfd >= 0)
 		close(cr->cr_stopfd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
@@ -771,7 +882,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 			 rpcvers_t vers, const struct rpcrdma_options *opts)
 {
 	struct clnt_rdma *cr;
-	uint32_t i;
+	uint32_t i, reply_cap = 0;
 	int rc;
 
 	memset(&rpc_createerr, 0, sizeof(rpc_createerr));
@@ -798,12 +909,25 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 				    cr->cr_x.rx_opts.ro_inline_send);
 	if (!cr->cr_scratch_mem)
 		goto out_free_nomem;
+	/* Reply chunk targets: address space only, pinned per RPC. */
+	if (cr->cr_x.rx_opts.ro_max_reply &&
+	    cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER) {
+		reply_cap = (cr->cr_x.rx_opts.ro_max_reply + 4095) & ~4095u;
+		if (posix_memalign((void **)&cr->cr_reply_mem, 4096,
+				   (size_t)cr->cr_nslots * reply_cap))
+			goto out_free_nomem;
+	}
 	cr->cr_x.rx_reap = cr_reap_wait;
 	cr->cr_x.rx_reap_arg = cr;
 	for (i = 0; i < cr->cr_nslots; i++) {
 		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
 		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
 					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
+		if (cr->cr_reply_mem) {
+			cr->cr_reqs[i].rq_ch.rc_reply_buf = cr->cr_reply_mem +
+							    (size_t)i * reply_cap;
+			cr->cr_reqs[i].rq_ch.rc_reply_cap = reply_cap;
+		}
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
 	if (cr->cr_stopfd < 0)
@@ -881,6 +1005,20 @@ int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr)
 		errno = -rc;
 		return -1;
 	}
+	return 0;
+}
+
+int clnt_rdma_set_result_buf(CLIENT *cl, struct rpcrdma_result_buf *rb)
+{
+	if (!cl || cl->cl_ops != &clnt_rdma_ops ||
+	    (rb && (!rb->rb_addr || !rb->rb_len || rb->rb_len > UINT32_MAX))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rb)
+		rb->rb_written = 0;
+	next_result.nb_cl = rb ? cl : NULL;
+	next_result.nb_rb = rb;
 	return 0;
 }
 

@@ -45,6 +45,7 @@ void rpcrdma_options_init(struct rpcrdma_options *o)
 	o->ro_mapped_min = 8192;
 	o->ro_mr_cache = 0;
 	o->ro_busy_poll_us = RPCRDMA_DEFAULT_BUSY_POLL_US;
+	o->ro_max_reply = RPCRDMA_DEFAULT_MAX_REPLY;
 	/* The process-wide default strategy, e.g. RPCRDMA_SEND_STRATEGY=mapped. */
 	{
 		const char *env = getenv("RPCRDMA_SEND_STRATEGY");
@@ -113,6 +114,12 @@ void rpcrdma_options_sanitize(struct rpcrdma_options *o)
 		o->ro_busy_poll_us = RPCRDMA_MAX_BUSY_POLL_US;
 	if (o->ro_svc_threads > RPCRDMA_MAX_SVC_THREADS)
 		o->ro_svc_threads = RPCRDMA_MAX_SVC_THREADS;
+	if (o->ro_max_reply > RPCRDMA_MAX_REPLY)
+		o->ro_max_reply = RPCRDMA_MAX_REPLY;
+	if (o->ro_call_chunks > RPCRDMA_CALL_CHUNKS_LONG)
+		o->ro_call_chunks = RPCRDMA_CALL_CHUNKS_AUTO;
+	if (o->ro_reply_chunks > RPCRDMA_REPLY_CHUNK_NEVER)
+		o->ro_reply_chunks = RPCRDMA_REPLY_CHUNK_AUTO;
 }
 
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)

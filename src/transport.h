@@ -21,6 +21,9 @@
 /* ro_busy_poll_us: the default (see rpcrdma_options_init(3)) and bound. */
 #define RPCRDMA_DEFAULT_BUSY_POLL_US 300
 #define RPCRDMA_MAX_BUSY_POLL_US 1000000
+/* ro_max_reply: 1 MiB of data plus room for any RPC and NFS header. */
+#define RPCRDMA_DEFAULT_MAX_REPLY (1024 * 1024 + 4096)
+#define RPCRDMA_MAX_REPLY	(64u * 1024 * 1024)
 /* ro_svc_threads: more would only contend for the same CQs. */
 #define RPCRDMA_MAX_SVC_THREADS 64
 

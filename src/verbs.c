@@ -474,6 +474,26 @@ uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr)
 	return mr->lkey;
 }
 
+/*
+ * One kind of remote access, never both: a Read chunk's source is only
+ * read by the peer, a Write or Reply chunk only written.  Remote write
+ * needs local write on the same MR (the verbs rule), remote read not.
+ */
+struct ibv_mr *rpcrdma_reg_remote(struct rpcrdma_ep *ep, void *addr,
+				  size_t len, int remote_write)
+{
+	int access = remote_write ?
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE :
+		     IBV_ACCESS_REMOTE_READ;
+
+	return ibv_reg_mr(ep->re_pd, addr, len, access);
+}
+
+uint32_t rpcrdma_mr_rkey(const struct ibv_mr *mr)
+{
+	return mr->rkey;
+}
+
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep)
 {
 	return -ibv_req_notify_cq(ep->re_cq, 0);

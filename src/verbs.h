@@ -130,6 +130,10 @@ uint32_t rpcrdma_rd_depth(struct rpcrdma_ep *ep, const struct rdma_conn_param *p
 struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
 void rpcrdma_dereg_mem(struct ibv_mr *mr);
 uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr);
+/* Remote access to [addr, addr+len): RDMA Read only, or Write only. */
+struct ibv_mr *rpcrdma_reg_remote(struct rpcrdma_ep *ep, void *addr,
+				  size_t len, int remote_write);
+uint32_t rpcrdma_mr_rkey(const struct ibv_mr *mr);
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_rearm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);

@@ -26,6 +26,20 @@ enum rpcrdma_send_strategy {
 	RPCRDMA_SEND_MAPPED = 3,	/* one SGE per segment from registered memory */
 };
 
+/* How a Call over the inline threshold travels; see rpcrdma_options_init(3). */
+enum rpcrdma_call_chunks {
+	RPCRDMA_CALL_CHUNKS_AUTO = 0,	/* inline, else Read chunks, else long Call */
+	RPCRDMA_CALL_CHUNKS_READ = 1,	/* large opaques always as Read chunks */
+	RPCRDMA_CALL_CHUNKS_LONG = 2,	/* every Call as a position-zero Read chunk */
+};
+
+/* When a client offers a Reply chunk. */
+enum rpcrdma_reply_chunks {
+	RPCRDMA_REPLY_CHUNK_AUTO = 0,	/* when the Reply may not fit inline */
+	RPCRDMA_REPLY_CHUNK_ALWAYS = 1,
+	RPCRDMA_REPLY_CHUNK_NEVER = 2,
+};
+
 /*
  * Every tunable of a transport, with the defaults that
  * rpcrdma_options_init() fills in.  See rpcrdma_options_init(3).
@@ -45,7 +59,10 @@ struct rpcrdma_options {
 	const char *ro_source;		/* client: local address to connect from */
 	uint32_t ro_busy_poll_us;	/* spin on the CQ this long before sleeping */
 	uint32_t ro_svc_threads;	/* server: service threads; 0: svc_run() serves */
-	uint32_t ro_reserved[6];	/* zero; room to grow without an ABI break */
+	uint32_t ro_max_reply;		/* client: Reply chunk size when nothing is known */
+	uint32_t ro_call_chunks;	/* client: enum rpcrdma_call_chunks */
+	uint32_t ro_reply_chunks;	/* client: enum rpcrdma_reply_chunks */
+	uint32_t ro_reserved[3];	/* zero; room to grow without an ABI break */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -100,6 +117,29 @@ struct rpcrdma_stats {
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
 #define RPCRDMA_CLGET_STATS	0x52440001	/* struct rpcrdma_stats * */
+#define RPCRDMA_CLSET_REPLY_HINT 0x52440002	/* struct rpcrdma_reply_hint * */
+
+/* The largest Reply a procedure can draw (0: unknown, ro_max_reply). */
+struct rpcrdma_reply_hint {
+	uint32_t rh_proc;		/* procedure number, below RPCRDMA_MAX_HINTS */
+	uint32_t rh_max_reply;		/* bytes of RPC Reply, not counting RDMA headers */
+};
+#define RPCRDMA_MAX_HINTS	64
+
+/*
+ * Zero-copy results: the next clnt_call(3) this thread makes on @cl
+ * offers [rb_addr, rb_addr+rb_len) as a Write chunk; the result opaque
+ * the decoder decodes into rb_addr (set the result's data pointer to it
+ * before the call) is placed there by the server with RDMA Write.  After
+ * the call rb_written holds the bytes the server wrote (0: it sent the
+ * data inline, copied into the buffer as usual).  See
+ * clnt_rdma_set_result_buf(3).
+ */
+struct rpcrdma_result_buf {
+	void *rb_addr;
+	size_t rb_len;
+	uint32_t rb_written;		/* out */
+};
 
 RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const char *host, const char *port,
 					rpcprog_t prog, rpcvers_t vers,
@@ -110,6 +150,8 @@ struct rpcrdma_mr;
 RPCRDMA_EXPORT struct rpcrdma_mr *clnt_rdma_reg_mem(CLIENT *cl, void *addr,
 						   size_t len);
 RPCRDMA_EXPORT int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr);
+RPCRDMA_EXPORT int clnt_rdma_set_result_buf(CLIENT *cl,
+					    struct rpcrdma_result_buf *rb);
 
 RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
 					const struct rpcrdma_options *opts);

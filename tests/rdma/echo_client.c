@@ -5,6 +5,7 @@
  * CLIENT, a too-large Call that must fail cleanly, and the counters.
  */
 #include "config.h"
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -413,14 +414,22 @@ int main(int argc, char **argv)
 		die("the registration cache registered %llu times",
 		    (unsigned long long)s.rs_hardway_register_count);
 
-	/* One byte too many cannot go inline, and no chunks exist yet: the
-	 * call must fail cleanly and the connection must keep working. */
+	/* One byte too many cannot go inline: it goes as a Read chunk, which
+	 * our server does not pull yet (ERR_CHUNK): the call must fail
+	 * cleanly (RPC_CANTSEND, EMSGSIZE) and the connection keep working. */
 	{
 		echo_bytes arg = { inline_max + 1, buf }, res = { 0, NULL };
 		enum clnt_stat st = echo_bytes_1(&arg, &res, cl);
 
+		struct rpc_err e;
+
 		if (st == RPC_SUCCESS)
 			die("an over-inline Call succeeded without chunks");
+		clnt_geterr(cl, &e);
+		if (st != RPC_CANTSEND || e.re_errno != EMSGSIZE)
+			die("an over-inline Call failed with %s (errno %d), "
+			    "expected RPC_CANTSEND / EMSGSIZE", clnt_sperrno(st),
+			    e.re_errno);
 		printf("client: over-inline Call refused: %s\n", clnt_sperrno(st));
 		echo_once(cl, 100, 42, buf);
 	}
@@ -466,7 +475,11 @@ int main(int argc, char **argv)
 	       (unsigned long long)s.rs_pullup_sends,
 	       (unsigned long long)s.rs_signaled_sends,
 	       (unsigned long long)s.rs_too_large);
-	if (s.rs_calls != s.rs_replies || s.rs_bad_replies || s.rs_too_large != 1)
+	/* The over-inline Call went with a Read chunk and drew ERR_CHUNK. */
+	if (s.rs_calls != s.rs_replies + 1 || s.rs_bad_replies != 1 ||
+	    s.rs_err_chunk != 1 || s.rs_read_chunk_calls != 1 ||
+	    s.rs_too_large || s.rs_bad_chunks ||
+	    s.rs_chunk_regs != s.rs_chunk_deregs)
 		die("counters disagree with what happened");
 	if (s.rs_credits_granted < 2)
 		die("the server granted %llu credits", (unsigned long long)s.rs_credits_granted);

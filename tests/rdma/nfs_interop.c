@@ -1,9 +1,13 @@
 /*
  * Interop with the Linux kernel's NFS server over RDMA: the export's root
- * handle comes from mountd over TCP (plain libtirpc), then NFSv3 NULL and
- * GETATTR go over clnt_rdma_create() through rpcgen stubs.  The attributes
- * must describe a directory, and match stat(2) of the export when the
- * export is local (-l).  Also reports the transport counters and the mean
+ * handle comes from mountd over TCP (plain libtirpc), then NFSv3 goes over
+ * clnt_rdma_create() through rpcgen stubs: NULL and GETATTR (the
+ * attributes must match stat(2) of the export when it is local, -l), then
+ * with -c the chunk steps (nfs_chunks.c): CREATE, WRITE of 1 MiB and odd
+ * sizes (Read chunks), READ of 1 MiB and odd sizes/offsets (Reply chunk,
+ * then zero-copy into a Write chunk), READDIR of hundreds of entries
+ * (Reply chunk), and more READs in flight than credits, every byte checked
+ * against the export.  Also reports the transport counters and the mean
  * round trip of a run of NULL calls (informational, never asserted).
  */
 #include "config.h"
@@ -16,10 +20,11 @@
 #include <sys/stat.h>
 #include <rpcrdma/rpcrdma.h>
 #include "nfs3.h"
+#include "nfs_chunks.h"
 
 static const char *prog_name = "nfs_interop";
 
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -39,7 +44,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static struct rpcrdma_stats stats(CLIENT *cl)
+struct rpcrdma_stats stats(CLIENT *cl)
 {
 	struct rpcrdma_stats s;
 
@@ -129,6 +134,7 @@ int main(int argc, char **argv)
 	char *export = "/export";
 	struct rpcrdma_options o;
 	unsigned i, nulls = 1000;
+	int chunks = 0;
 	GETATTR3args ga;
 	GETATTR3res gr;
 	fattr3 *a;
@@ -138,7 +144,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:e:l:n:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:e:l:n:c")) != -1) {
 		switch (c) {
 		case 'a': server = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -146,12 +152,13 @@ int main(int argc, char **argv)
 		case 'e': export = optarg; break;
 		case 'l': local = optarg; break;
 		case 'n': nulls = (unsigned)atoi(optarg); break;
+		case 'c': chunks = 1; break;
 		default: return 2;
 		}
 	}
 	if (!server)
 		die("usage: nfs_interop -a SERVER [-b SOURCE] [-p PORT] [-e EXPORT] "
-		    "[-l LOCALPATH] [-n NULLCALLS]");
+		    "[-l LOCALPATH] [-n NULLCALLS] [-c]");
 
 	memset(&ga, 0, sizeof(ga));
 	mcl = mount_export(server, export, &ga.object);
@@ -218,6 +225,11 @@ int main(int argc, char **argv)
 	}
 	xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&gr);
 	print_stats("after GETATTR", cl);
+	if (chunks) {
+		if (!local)
+			die("-c needs -l: the data is checked on the export");
+		nfs_chunk_steps(cl, &ga.object, local);
+	}
 
 	/* Informational: mean round trip of back-to-back NULL calls. */
 	t0 = now();
@@ -239,6 +251,14 @@ int main(int argc, char **argv)
 			die("bad replies %llu, timeouts %llu",
 			    (unsigned long long)s.rs_bad_replies,
 			    (unsigned long long)s.rs_timeouts);
+		if (s.rs_bad_chunks || s.rs_err_chunk)
+			die("bad chunks %llu, ERR_CHUNK answers %llu",
+			    (unsigned long long)s.rs_bad_chunks,
+			    (unsigned long long)s.rs_err_chunk);
+		if (s.rs_chunk_regs != s.rs_chunk_deregs)
+			die("%llu chunk registrations but %llu revoked",
+			    (unsigned long long)s.rs_chunk_regs,
+			    (unsigned long long)s.rs_chunk_deregs);
 		if (s.rs_replies < (uint64_t)nulls + 2)
 			die("only %llu replies counted",
 			    (unsigned long long)s.rs_replies);

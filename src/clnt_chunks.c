@@ -1,0 +1,216 @@
+/*
+ * Client chunk marshalling (RFC 8166 section 3.5): the planner decides
+ * which bytes go as Read chunks and whether a Reply chunk is offered;
+ * here each chunk gets its per-RPC registration and its place in the
+ * transport header, and a Reply's returned chunks are held to the offer
+ * (never more than offered, only our handles, the length the Responder
+ * returned is the length decoded).
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "clnt_chunks.h"
+
+static void rc_reset(struct rpcrdma_req_chunks *rc)
+{
+	rpcrdma_regset_init(&rc->rc_regs);
+	rc->rc_has_write = false;
+	rc->rc_has_reply = false;
+	rc->rc_rb = NULL;
+	rc->rc_kind = RPCRDMA_CALL_INLINE;
+	rc->rc_read_bytes = 0;
+	rc->rc_nregs = 0;
+	rc->rc_nomsg = false;
+	rc->rc_reply_len = 0;
+	rc->rc_ddp.dt_written = 0;
+}
+
+static int add_reg(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+		   const void *addr, uint32_t len, int remote_write, int caller,
+		   struct rpcrdma_segment *seg)
+{
+	int err = rpcrdma_regset_add(&rc->rc_regs, &x->rx_ep, addr, len,
+				     remote_write, caller, seg);
+
+	if (!err)
+		rc->rc_nregs++;
+	return err;
+}
+
+/* Registrations for the read list, in plan order, into @h. */
+static int marshal_reads(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+			 const struct rpcrdma_call_plan *pl,
+			 struct rpcrdma_hdr *h)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < pl->cp_nrsegs; i++) {
+		const struct rpcrdma_rseg_plan *rp = &pl->cp_rsegs[i];
+		struct rpcrdma_read_segment *rs = &h->rh_reads[h->rh_nreads];
+
+		err = add_reg(x, rc, rp->rp_addr, rp->rp_len, 0,
+			      rp->rp_src == RPCRDMA_RS_CALLER, &rs->rr_seg);
+		if (err)
+			return err;
+		rs->rr_position = rp->rp_position;
+		h->rh_nreads++;
+		rc->rc_read_bytes += rp->rp_len;
+	}
+	return 0;
+}
+
+/* One-segment chunk over [addr, addr+len), remote write only. */
+static int marshal_chunk(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+			 void *addr, uint32_t len, int caller,
+			 struct rpcrdma_chunk *ch)
+{
+	ch->rc_nsegs = 1;
+	return add_reg(x, rc, addr, len, 1, caller, &ch->rc_segs[0]);
+}
+
+int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+			 uint32_t xid, const struct rpcrdma_xdr_buf *xb,
+			 uint32_t max_reply, struct rpcrdma_result_buf *rb,
+			 struct rpcrdma_xdr_buf *send)
+{
+	struct rpcrdma_call_limits cl;
+	struct rpcrdma_call_plan plan;
+	struct rpcrdma_hdr h;
+	uint32_t reply_len;
+	ssize_t n;
+	int err;
+
+	rc_reset(rc);
+	if (rb && (!rb->rb_addr || !rb->rb_len || rb->rb_len > UINT32_MAX))
+		return -EINVAL;
+	reply_len = rpcrdma_plan_reply(max_reply, x->rx_opts.ro_max_reply,
+				       x->rx_recv_max,
+				       (enum rpcrdma_reply_force)x->rx_opts.ro_reply_chunks);
+	if (reply_len > rc->rc_reply_cap)
+		reply_len = rc->rc_reply_cap;
+	cl.cl_peer_inline = x->rx_send_max;
+	cl.cl_hdr_base = RPCRDMA_HDRLEN_MIN +
+			 (rb ? rpcrdma_write_chunk_size(1) : 0) +
+			 (reply_len ? rpcrdma_reply_chunk_size(1) : 0);
+	cl.cl_max_rsegs = RPCRDMA_MAX_READ_SEGS;
+	cl.cl_max_call = 0;
+	err = rpcrdma_plan_call(xb, &cl,
+				(enum rpcrdma_call_force)x->rx_opts.ro_call_chunks,
+				&plan);
+	if (err)
+		return err;
+
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = xid;
+	h.rh_credits = x->rx_opts.ro_max_requests;
+	h.rh_proc = plan.cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG :
+							  RPCRDMA_MSG;
+	rc->rc_kind = plan.cp_kind;
+	err = marshal_reads(x, rc, &plan, &h);
+	if (!err && rb) {
+		err = marshal_chunk(x, rc, rb->rb_addr, (uint32_t)rb->rb_len, 1,
+				    &rc->rc_write);
+		if (!err) {
+			rc->rc_has_write = true;
+			rc->rc_rb = rb;
+			rc->rc_ddp.dt_addr = rb->rb_addr;
+			rc->rc_ddp.dt_cap = (uint32_t)rb->rb_len;
+			h.rh_writes[0] = rc->rc_write;
+			h.rh_nwrites = 1;
+		}
+	}
+	if (!err && reply_len) {
+		err = marshal_chunk(x, rc, rc->rc_reply_buf, reply_len, 0,
+				    &rc->rc_reply);
+		if (!err) {
+			rc->rc_has_reply = true;
+			h.rh_has_reply = true;
+			h.rh_reply = rc->rc_reply;
+		}
+	}
+	if (err) {
+		rpcrdma_clnt_release(rc, 0);
+		return err;
+	}
+	n = rpcrdma_hdr_encode(rc->rc_hdr, sizeof(rc->rc_hdr), &h);
+	if (n < 0) {
+		rpcrdma_clnt_release(rc, 0);
+		return (int)n;
+	}
+	rc->rc_hdrlen = (uint32_t)n;
+	*send = plan.cp_inline;
+	return 0;
+}
+
+void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
+			     struct rpcrdma_stats *st)
+{
+	switch (rc->rc_kind) {
+	case RPCRDMA_CALL_READCH:
+		st->rs_read_chunk_calls++;
+		st->rs_read_chunk_bytes += rc->rc_read_bytes;
+		break;
+	case RPCRDMA_CALL_LONGCH:
+		st->rs_long_calls++;
+		st->rs_long_call_bytes += rc->rc_read_bytes;
+		break;
+	default:
+		break;
+	}
+	st->rs_write_chunks += rc->rc_has_write;
+	st->rs_reply_chunks += rc->rc_has_reply;
+	st->rs_chunk_regs += rc->rc_nregs;
+}
+
+/* A returned chunk's bytes, held to what we offered; -EBADMSG if not. */
+static int returned_len(const struct rpcrdma_chunk *offered,
+			const struct rpcrdma_chunk *returned, uint32_t *len)
+{
+	uint64_t total;
+
+	if (rpcrdma_chunk_returned(offered, returned, &total) ||
+	    total > UINT32_MAX)
+		return -EBADMSG;
+	*len = (uint32_t)total;
+	return 0;
+}
+
+int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *rc,
+			     const struct rpcrdma_hdr *h,
+			     struct rpcrdma_stats *st)
+{
+	rc->rc_nomsg = h->rh_proc == RPCRDMA_NOMSG;
+	rc->rc_reply_len = 0;
+	rc->rc_ddp.dt_written = 0;
+	/* A Reply carries no read list; only chunks we offered come back. */
+	if (h->rh_nreads || h->rh_nwrites > (rc->rc_has_write ? 1u : 0u) ||
+	    (h->rh_has_reply && !rc->rc_has_reply) ||
+	    (rc->rc_nomsg && !h->rh_has_reply))
+		goto bad;
+	if (h->rh_nwrites &&
+	    returned_len(&rc->rc_write, &h->rh_writes[0], &rc->rc_ddp.dt_written))
+		goto bad;
+	if (h->rh_has_reply &&
+	    returned_len(&rc->rc_reply, &h->rh_reply, &rc->rc_reply_len))
+		goto bad;
+	if (rc->rc_nomsg) {
+		st->rs_reply_chunk_replies++;
+		st->rs_reply_chunk_bytes += rc->rc_reply_len;
+	}
+	if (rc->rc_has_write) {
+		st->rs_write_chunk_bytes += rc->rc_ddp.dt_written;
+		st->rs_write_chunks_unused += !rc->rc_ddp.dt_written;
+	}
+	return 0;
+bad:
+	st->rs_bad_chunks++;
+	return -EBADMSG;
+}
+
+unsigned int rpcrdma_clnt_release(struct rpcrdma_req_chunks *rc, int caller_only)
+{
+	if (!rc->rc_regs.rg_n)
+		return 0;
+	return rpcrdma_regset_release(&rc->rc_regs, caller_only);
+}

@@ -1,0 +1,68 @@
+/*
+ * The client's side of chunks: turning a planned Call into registrations
+ * and a transport header (read list, Write chunk, Reply chunk), checking
+ * what the Reply returned against that offer, and saying where the RPC
+ * Reply to decode is.  One struct per call slot, allocated with it.
+ */
+#ifndef RPCRDMA_CLNT_CHUNKS_H
+#define RPCRDMA_CLNT_CHUNKS_H
+
+#include <stdbool.h>
+#include "chunks.h"
+#include "rdma_reg.h"
+#include "transport.h"
+#include "xdr_dec.h"
+
+struct rpcrdma_req_chunks {
+	struct rpcrdma_regset rc_regs;
+	char *rc_reply_buf;		/* the slot's Reply chunk target */
+	uint32_t rc_reply_cap;		/* its size (ro_max_reply) */
+	bool rc_has_write, rc_has_reply;/* offered on this call */
+	struct rpcrdma_chunk rc_write;	/* the Write chunk offered */
+	struct rpcrdma_chunk rc_reply;	/* the Reply chunk offered */
+	struct rpcrdma_result_buf *rc_rb; /* the caller's zero-copy request */
+	struct rpcrdma_ddp_target rc_ddp;
+	enum rpcrdma_call_kind rc_kind;
+	uint64_t rc_read_bytes;		/* Read chunk bytes offered */
+	unsigned int rc_nregs;		/* registrations made for this call */
+	/* Filled from the Reply (rpcrdma_clnt_check_reply). */
+	bool rc_nomsg;
+	uint32_t rc_reply_len;		/* bytes in the Reply chunk */
+	uint32_t rc_hdrlen;
+	uint8_t rc_hdr[RPCRDMA_HDRLEN_MAX];	/* the Call's transport header */
+};
+
+/*
+ * Plan @xb for this connection, register what the plan and the Reply
+ * need (@max_reply: the Reply's bound, 0 unknown; @rb: zero-copy buffer
+ * or NULL) and encode the transport header into rc_hdr.  *@send gets
+ * what the Send carries after the header.  0 or a negative errno
+ * (-EMSGSIZE: no plan fits; -ENOMEM: registration failed); on error
+ * nothing stays registered.
+ */
+int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+			 uint32_t xid, const struct rpcrdma_xdr_buf *xb,
+			 uint32_t max_reply, struct rpcrdma_result_buf *rb,
+			 struct rpcrdma_xdr_buf *send);
+
+/*
+ * A Reply for this call arrived with header @h (RDMA_MSG or RDMA_NOMSG):
+ * its write list and Reply chunk must be ones we offered, with lengths
+ * within the offer.  0 or -EBADMSG.  Counts into @st.
+ */
+int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *rc,
+			     const struct rpcrdma_hdr *h,
+			     struct rpcrdma_stats *st);
+
+/* Count what marshal did (lock held). */
+void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
+			     struct rpcrdma_stats *st);
+
+/*
+ * Revoke remote access (all, or @caller_only).  Returns how many
+ * registrations went, for rs_chunk_deregs.
+ */
+unsigned int rpcrdma_clnt_release(struct rpcrdma_req_chunks *rc,
+				  int caller_only);
+
+#endif /* RPCRDMA_CLNT_CHUNKS_H */
