@@ -128,19 +128,18 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 }
 
 /*
- * RDMA Write the first bytes of b into the segments of written (lengths
- * as filled by rpcrdma_fill_chunk), in order.  0 or the connection's
- * failure.
+ * RDMA Write the bytes of b from off on into the segments of written
+ * (lengths as filled by rpcrdma_fill_chunk), in order.  0 or the
+ * connection's failure.
  */
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct svc_rdma_bulk *b,
+			const struct svc_rdma_bulk *b, uint64_t off,
 			const struct rpcrdma_chunk *written)
 {
 	struct rpcrdma_sge local[RPCRDMA_MAX_CHUNK_SEGS];
 	struct rpcrdma_remote rem[RPCRDMA_MAX_CHUNK_SEGS];
 	struct timespec deadline;
 	unsigned int i, n = 0;
-	uint64_t off = 0;
 
 	for (i = 0; i < written->rc_nsegs; i++) {
 		const struct rpcrdma_segment *s = &written->rc_segs[i];

@@ -340,6 +340,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		}
 		ct->ct_cur = rep;
 		ct->ct_xid = msg->rm_xid;
+		ct->ct_answered = 0;
 		pthread_mutex_lock(&c->sc_x.rx_lock);
 		c->sc_x.rx_stats.rs_calls++;
 		pthread_mutex_unlock(&c->sc_x.rx_lock);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <errno.h>
 #include <string.h>
+#include "chunks.h"
 #include "rchunks.h"
 #include "svc_threads.h"
 
@@ -151,6 +152,76 @@ static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
 }
 
 /*
+ * Direct data placement: the Reply's large opaques (the referenced
+ * segments of its encoding), one per Write chunk the Call offered and in
+ * that order, go by RDMA Write; what remains, without their data and
+ * roundup, is *rest, to be sent inline.  The client's planner does the
+ * same cut for Read chunks.  The data is copied into the slot's
+ * registered buffer first, so the results are never referenced after
+ * this returns.  -ENOENT when it does not apply (no Write chunk, nothing
+ * to place, a chunk too small, or the rest would not fit inline): the
+ * Write chunks then go back unused.  Other errors are the connection's.
+ */
+static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		     const struct rpcrdma_xdr_buf *xb, struct rpcrdma_hdr *h,
+		     struct rpcrdma_xdr_buf *rest)
+{
+	const struct rpcrdma_hdr *ch = &ct->ct_hdr;
+	struct rpcrdma_call_limits cl = {
+		.cl_peer_inline = c->sc_x.rx_send_max,
+		.cl_max_rsegs = ch->rh_nwrites,
+	};
+	struct rpcrdma_call_plan plan;
+	struct svc_rdma_bulk *b;
+	uint64_t off = 0, bytes = 0;
+	unsigned int k;
+	ssize_t n;
+	int rc;
+
+	if (!ch->rh_nwrites || !rpcrdma_xdrbuf_nrefs(xb))
+		return -ENOENT;
+	if (rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_READ, &plan) ||
+	    plan.cp_kind != RPCRDMA_CALL_READCH)
+		return -ENOENT;
+	for (k = 0; k < plan.cp_nrsegs; k++) {
+		bytes += plan.cp_rsegs[k].rp_len;
+		if (rpcrdma_fill_chunk(&ch->rh_writes[k], plan.cp_rsegs[k].rp_len,
+				       &h->rh_writes[k]))
+			goto out_unused;
+	}
+	n = rpcrdma_hdr_size(h);
+	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
+	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
+		goto out_unused;
+	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_REPLY);
+	if (!b)
+		goto out_unused;
+	for (k = 0; k < plan.cp_nrsegs; k++) {
+		memcpy(b->sb_mem + off, plan.cp_rsegs[k].rp_addr,
+		       plan.cp_rsegs[k].rp_len);
+		rc = svc_rdma_push_chunk(c, ct, b, off, &h->rh_writes[k]);
+		if (rc)
+			return rc;
+		off += plan.cp_rsegs[k].rp_len;
+	}
+	*rest = plan.cp_inline;
+	pthread_mutex_lock(&c->sc_x.rx_lock);
+	c->sc_x.rx_stats.rs_write_chunks += plan.cp_nrsegs;
+	c->sc_x.rx_stats.rs_write_chunk_bytes += bytes;
+	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	return 0;
+
+out_unused:
+	for (k = 0; k < ch->rh_nwrites; k++) {
+		unsigned int j;
+
+		for (j = 0; j < h->rh_writes[k].rc_nsegs; j++)
+			h->rh_writes[k].rc_segs[j].rs_length = 0;
+	}
+	return -ENOENT;
+}
+
+/*
  * A Reply too large to Send goes into the Call's Reply chunk: encoded
  * whole into the slot's registered buffer, RDMA Written, then announced
  * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
@@ -180,7 +251,7 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 	rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
 	if (rc)
 		return rc;
-	rc = svc_rdma_push_chunk(c, ct, b, &h->rh_reply);
+	rc = svc_rdma_push_chunk(c, ct, b, 0, &h->rh_reply);
 	if (rc)
 		return rc;
 	h->rh_proc = RPCRDMA_NOMSG;
@@ -198,7 +269,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
 	struct rpcrdma_xprt *x = &c->sc_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
-	struct rpcrdma_xdr_buf xb, empty;
+	struct rpcrdma_xdr_buf xb, empty, rest;
 	const struct rpcrdma_xdr_buf *body = &xb;
 	struct rpcrdma_hdr h;
 	struct reply_res rb;
@@ -206,11 +277,14 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	const struct rpcrdma_release *rel;
 	uint64_t seq = 0;
 	ssize_t n;
-	int rc;
+	int rc, ddp;
 
-	/* Not the thread serving a Call of this connection: nothing to answer. */
-	if (!ct)
+	/* Not the thread serving a Call of this connection: nothing to answer.
+	 * Answered already: rpcgen's stubs follow a failed svc_sendreply()
+	 * with svcerr_systemerr(), but the client has its RDMA_ERROR. */
+	if (!ct || ct->ct_answered)
 		return FALSE;
+	ct->ct_answered = 1;
 	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
 	ct->ct_rel_queued = 0;
 	msg->rm_xid = ct->ct_xid;
@@ -222,8 +296,15 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	rc = encode_reply(xprt, msg, &rb, &xb, c->sc_scratch +
 			  (size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
 			  x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
+	/* Large opaques into the Write chunks offered, the rest inline. */
+	ddp = rc ? -ENOENT : reply_ddp(c, ct, &xb, &h, &rest);
+	if (!ddp)
+		body = &rest;
+	else if (ddp != -ENOENT)
+		rc = ddp;
 	n = rpcrdma_hdr_size(&h);
-	if (rc || n < 0 || (size_t)n + rpcrdma_xdrbuf_len(&xb) > x->rx_send_max) {
+	if (ddp == -ENOENT &&
+	    (rc || n < 0 || (size_t)n + rpcrdma_xdrbuf_len(&xb) > x->rx_send_max)) {
 		/* Too large to Send: the Reply chunk, or ERR_CHUNK. */
 		rc = reply_in_chunk(xprt, c, ct, msg, &rb, &h);
 		rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);

@@ -21,6 +21,7 @@ struct svc_rdma_call {
 	struct svc_rdma_conn *ct_conn;	/* threaded: the connection served */
 	struct rpcrdma_rep *ct_cur;	/* the Call's receive, until reposted */
 	uint32_t ct_xid;		/* its xid: svc_sendreply() leaves it 0 */
+	int ct_answered;		/* a Reply or RDMA_ERROR went for it */
 	uint32_t ct_slot;		/* which scratch slice its Reply uses */
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
 	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */
@@ -130,7 +131,7 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 struct svc_rdma_bulk *svc_rdma_bulk_get(struct svc_rdma_conn *c,
 					uint32_t slot, int which);
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct svc_rdma_bulk *b,
+			const struct svc_rdma_bulk *b, uint64_t off,
 			const struct rpcrdma_chunk *written);
 void svc_rdma_bulk_free(struct svc_rdma_conn *c);
 

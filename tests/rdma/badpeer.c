@@ -4,8 +4,11 @@
  * sends one malformed transport header after another and checks, byte for
  * byte, the RDMA_ERROR RFC 8166 section 4.5 calls for, or the server's
  * silence.  After each one a well-formed RPC NULL Call must still be
- * answered, so the connection is proven to keep serving.  Ends with an
- * ECHO_SHUTDOWN Call; exits 0 only if every check passed.
+ * answered, so the connection is proven to keep serving.  Chunks too:
+ * Read chunks the server pulls from our memory (a Long Call, data items
+ * with and without roundup), a Reply RDMA Written into our Reply chunk
+ * and checked there, and chunk lists no Call can have (ERR_CHUNK).  Ends
+ * with an ECHO_SHUTDOWN Call; exits 0 only if every check passed.
  *
  * Good headers come from the library's codec (src/rpc_rdma.c, compiled in);
  * bad ones and every expected answer are written here as big-endian words.
@@ -31,6 +34,7 @@ enum {
 	BAD_CREDITS = 4,	/* what our Calls ask for */
 	BAD_WAIT_MS = 10000,	/* bounded wait for every completion */
 	BAD_SRV_CREDITS = 32,	/* echo_server's grant (its default) */
+	BAD_CHUNK = 16384,	/* Read chunk source / Reply chunk target */
 };
 
 #define ECHO_PROG	0x20049001u
@@ -39,8 +43,8 @@ enum {
 #define ECHO_SHUTDOWN	4u
 
 static struct rdma_cm_id *bad_id;
-static uint8_t *bad_rbuf, *bad_sbuf, *bad_chunk;
-static struct ibv_mr *bad_rmr, *bad_smr, *bad_cmr;
+static uint8_t *bad_rbuf, *bad_sbuf, *bad_chunk, *bad_wchunk;
+static struct ibv_mr *bad_rmr, *bad_smr, *bad_cmr, *bad_wmr;
 static uint32_t bad_xid = 0x62640000;	/* "bd" */
 static int bad_failed, bad_checks;
 static const char *bad_wrong;		/* BADPEER_WRONG: test of the test */
@@ -249,6 +253,87 @@ static void bad(const char *name, const struct msg *m, uint32_t xid,
 	still_serving(name);
 }
 
+/*
+ * Send a well-formed Call the server must serve: its Reply is RDMA_MSG,
+ * MSG_ACCEPTED/SUCCESS, then (for ECHO_BYTES) the opaque echoed inline.
+ */
+static void good(const char *name, const struct msg *m, uint32_t xid,
+		 const void *echo, uint32_t len)
+{
+	struct msg want;
+
+	send_msg(m);
+	want_void_reply(&want, xid);
+	if (echo) {
+		uint32_t padded = (len + 3) & ~3u;
+
+		put32(&want, len);
+		memset(want.m_buf + want.m_len, 0, padded);	/* roundup */
+		memcpy(want.m_buf + want.m_len, echo, len);
+		want.m_len += padded;
+	}
+	expect(name, &want);
+	still_serving(name);
+}
+
+/*
+ * ECHO_BYTES of n bytes as a Read chunk, offering a Reply chunk of cap
+ * bytes in our writable region.  err 0: the Reply must come as RDMA_NOMSG
+ * with the Reply chunk's length set to what was written, and the region
+ * must hold the whole RPC Reply; else the answer is RDMA_ERROR err.
+ */
+static void echo_big(uint32_t x, uint32_t n, uint32_t cap, uint32_t err)
+{
+	uint32_t rlen = 24 + 4 + ((n + 3) & ~3u), k, be;
+	struct msg m, want;
+	char what[96];
+	int ok;
+
+	for (k = 0; k < n; k++)
+		bad_chunk[k] = (uint8_t)(k * 13 + 5);
+	memset(bad_wchunk, 0xee, BAD_CHUNK);
+	m.m_len = 0;
+	put_words(&m, 4, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG);
+	put_words(&m, 6, 1u, 44u, bad_cmr->rkey, n,
+		  (uint32_t)((uintptr_t)bad_chunk >> 32),
+		  (uint32_t)(uintptr_t)bad_chunk);
+	put_words(&m, 2, 0u /* end of read list */, 0u /* no write list */);
+	put_words(&m, 3, 1u /* a reply chunk */, 1u, bad_wmr->rkey);
+	put_words(&m, 3, cap, (uint32_t)((uintptr_t)bad_wchunk >> 32),
+		  (uint32_t)(uintptr_t)bad_wchunk);
+	put_call(&m, x, 1u /* ECHO_BYTES */);
+	put32(&m, n);
+	send_msg(&m);
+	if (err) {
+		want_error(&want, x, err);
+		snprintf(what, sizeof(what), "ECHO_BYTES %u, Reply chunk of %u: ERR_CHUNK",
+			 n, cap);
+		expect(what, &want);
+		still_serving(what);
+		return;
+	}
+	want.m_len = 0;
+	put_words(&want, 8, x, 1u, (uint32_t)BAD_SRV_CREDITS, (uint32_t)RPCRDMA_NOMSG,
+		  0u, 0u, 1u, 1u);
+	put_words(&want, 4, bad_wmr->rkey, rlen,
+		  (uint32_t)((uintptr_t)bad_wchunk >> 32),
+		  (uint32_t)(uintptr_t)bad_wchunk);
+	snprintf(what, sizeof(what), "ECHO_BYTES %u: RDMA_NOMSG, Reply chunk of %u bytes",
+		 n, rlen);
+	expect(what, &want);
+	/* The Reply itself, RDMA Written into our region, nothing past it. */
+	ok = 1;
+	memcpy(&be, bad_wchunk, 4);
+	ok &= ntohl(be) == x;
+	memcpy(&be, bad_wchunk + 24, 4);
+	ok &= ntohl(be) == n;
+	for (k = 0; k < n && ok; k++)
+		ok &= bad_wchunk[28 + k] == (uint8_t)(k * 13 + 5);
+	ok &= bad_wchunk[rlen] == 0xee;
+	result(ok, "ECHO_BYTES %u: the Reply chunk holds the whole Reply", n);
+	still_serving(what);
+}
+
 /* ---- the malformed forms ------------------------------------------------ */
 
 static void run_cases(void)
@@ -319,11 +404,10 @@ static void run_cases(void)
 	bad("reply chunk of 0 segments", &m, x, RPCRDMA_ERR_CHUNK);
 
 	/*
-	 * 6. A read list (position 0, one segment) whose segment is real:
-	 * a NULL Call the server could RDMA Read.  Chunks are not supported
-	 * yet, so ERR_CHUNK.  Then the forms RFC 8166 actually uses: a
-	 * Position-Zero Read chunk under RDMA_NOMSG (a Long Call), and a
-	 * data-item read chunk at a nonzero position under RDMA_MSG.
+	 * 6. Read chunks the server pulls with RDMA Read from our memory:
+	 * a position-zero chunk is RDMA_NOMSG's alone (ERR_CHUNK under
+	 * RDMA_MSG); a Long Call (the whole NULL Call at position zero) and
+	 * a data-item chunk at position 44 are served.
 	 */
 	{
 		struct msg body;
@@ -355,8 +439,7 @@ static void run_cases(void)
 		h.rh_proc = RPCRDMA_NOMSG;
 		m.m_len = 0;
 		put_good_hdr(&m, &h);
-		bad("RDMA_NOMSG with a position-zero read chunk", &m, x,
-		    RPCRDMA_ERR_CHUNK);
+		good("RDMA_NOMSG Long Call (NULL at position zero)", &m, x, NULL, 0);
 
 		/* ECHO_BYTES of 8 bytes: the opaque's data at XDR offset 44. */
 		x = ++bad_xid;
@@ -369,9 +452,95 @@ static void run_cases(void)
 		put_good_hdr(&m, &h);
 		put_call(&m, x, 1u /* ECHO_BYTES */);
 		put32(&m, 8u);	/* the opaque's length; its data is read */
-		bad("RDMA_MSG with a read chunk at position 44", &m, x,
-		    RPCRDMA_ERR_CHUNK);
+		good("RDMA_MSG with a read chunk at position 44", &m, x,
+		     "8 bytes!", 8);
+
+		/* 6 bytes: the Responder puts back the 2 bytes of roundup. */
+		x = ++bad_xid;
+		memcpy(bad_chunk, "6 byte", 6);
+		h.rh_xid = x;
+		h.rh_reads[0].rr_seg.rs_length = 6;
+		m.m_len = 0;
+		put_good_hdr(&m, &h);
+		put_call(&m, x, 1u);
+		put32(&m, 6u);
+		good("a 6-byte read chunk, roundup left out", &m, x, "6 byte", 6);
+
+		/* 6000 bytes in, 6028 bytes of Reply: into our Reply chunk. */
+		x = ++bad_xid;
+		echo_big(x, 6000, BAD_CHUNK, 0);
+		/* ... a Reply chunk 100 bytes short of it: ERR_CHUNK. */
+		x = ++bad_xid;
+		echo_big(x, 6000, 6028 - 100, RPCRDMA_ERR_CHUNK);
 	}
+
+	/* 6b. Read lists that cannot describe a Call: ERR_CHUNK, served on. */
+	x = ++bad_xid;
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = x;
+	h.rh_credits = BAD_CREDITS;
+	h.rh_proc = RPCRDMA_MSG;
+	h.rh_nreads = 1;
+	h.rh_reads[0].rr_position = 200;	/* past the 48 inline bytes */
+	h.rh_reads[0].rr_seg.rs_handle = bad_cmr->rkey;
+	h.rh_reads[0].rr_seg.rs_length = 8;
+	h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)bad_chunk;
+	m.m_len = 0;
+	put_good_hdr(&m, &h);
+	put_call(&m, x, 1u);
+	put32(&m, 8u);
+	bad("a read chunk past the message", &m, x, RPCRDMA_ERR_CHUNK);
+
+	x = ++bad_xid;
+	h.rh_xid = x;
+	h.rh_proc = RPCRDMA_NOMSG;
+	h.rh_reads[0].rr_position = 0;
+	h.rh_reads[0].rr_seg.rs_length = 0xfffffff0u;
+	m.m_len = 0;
+	put_good_hdr(&m, &h);
+	bad("a 4 GiB read chunk", &m, x, RPCRDMA_ERR_CHUNK);
+
+	x = ++bad_xid;
+	h.rh_xid = x;
+	h.rh_reads[0].rr_seg.rs_length = 0x200;
+	h.rh_reads[0].rr_seg.rs_offset = 0xffffffffffffff00ull;
+	m.m_len = 0;
+	put_good_hdr(&m, &h);
+	bad("a read segment whose address wraps", &m, x, RPCRDMA_ERR_CHUNK);
+
+	x = ++bad_xid;
+	h.rh_xid = x;
+	h.rh_proc = RPCRDMA_MSG;
+	h.rh_nreads = 2;
+	h.rh_reads[0].rr_position = 44;
+	h.rh_reads[0].rr_seg.rs_length = 4;
+	h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)bad_chunk;
+	h.rh_reads[1] = h.rh_reads[0];
+	h.rh_reads[1].rr_position = 40;		/* before the first */
+	m.m_len = 0;
+	put_good_hdr(&m, &h);
+	put_call(&m, x, 1u);
+	put32(&m, 4u);
+	bad("read chunks in descending positions", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/* 17 read segments: one more than the server represents. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 4, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_NOMSG);
+	for (int k = 0; k < 17; k++)
+		put_words(&m, 6, 1u, 0u, bad_cmr->rkey, 4u, 0u, (uint32_t)k * 4);
+	put_words(&m, 3, 0u, 0u, 0u);
+	bad("17 read segments", &m, x, RPCRDMA_ERR_CHUNK);
+
+	/* A Write chunk whose address wraps, beside a fine inline Call. */
+	x = ++bad_xid;
+	m.m_len = 0;
+	put_words(&m, 6, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG,
+	     0u /* no reads */, 1u /* a write chunk */);
+	put_words(&m, 5, 1u, bad_wmr->rkey, 64u, 0xffffffffu, 0xfffffff0u);
+	put_words(&m, 2, 0u, 0u);
+	put_call(&m, x, ECHO_NULL);
+	bad("a write segment whose address wraps", &m, x, RPCRDMA_ERR_CHUNK);
 
 	/* 7. Shorter than the fixed header: cannot be attributed, dropped. */
 	x = ++bad_xid;
@@ -415,8 +584,9 @@ static void register_buffers(void)
 
 	bad_rmr = rdma_reg_msgs(bad_id, bad_rbuf, (size_t)BAD_NRECV * BAD_BUF);
 	bad_smr = rdma_reg_msgs(bad_id, bad_sbuf, BAD_BUF);
-	bad_cmr = rdma_reg_read(bad_id, bad_chunk, BAD_BUF);
-	if (!bad_rmr || !bad_smr || !bad_cmr)
+	bad_cmr = rdma_reg_read(bad_id, bad_chunk, BAD_CHUNK);
+	bad_wmr = rdma_reg_write(bad_id, bad_wchunk, BAD_CHUNK);
+	if (!bad_rmr || !bad_smr || !bad_cmr || !bad_wmr)
 		die("memory registration: %s", strerror(errno));
 	for (i = 0; i < BAD_NRECV; i++)
 		post_recv(i);
@@ -427,6 +597,7 @@ static void release_buffers(void)
 	rdma_dereg_mr(bad_rmr);
 	rdma_dereg_mr(bad_smr);
 	rdma_dereg_mr(bad_cmr);
+	rdma_dereg_mr(bad_wmr);
 }
 
 /* Connect with our RFC 8797 offer; retry while the listener is not up. */
@@ -524,8 +695,9 @@ int main(int argc, char **argv)
 	alarm((unsigned)timeout + 30);
 	bad_rbuf = calloc(BAD_NRECV, BAD_BUF);
 	bad_sbuf = calloc(1, BAD_BUF);
-	bad_chunk = calloc(1, BAD_BUF);
-	if (!bad_rbuf || !bad_sbuf || !bad_chunk)
+	bad_chunk = calloc(1, BAD_CHUNK);
+	bad_wchunk = calloc(1, BAD_CHUNK);
+	if (!bad_rbuf || !bad_sbuf || !bad_chunk || !bad_wchunk)
 		die("out of memory");
 
 	connect_server(addr, port, src, timeout);
@@ -546,6 +718,7 @@ int main(int argc, char **argv)
 	free(bad_rbuf);
 	free(bad_sbuf);
 	free(bad_chunk);
+	free(bad_wchunk);
 	printf("%s: %d of %d checks failed\n", bad_failed ? "FAILED" : "passed",
 	       bad_failed, bad_checks);
 	return bad_failed ? 1 : 0;
