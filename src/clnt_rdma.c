@@ -617,6 +617,9 @@ static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
 	return rb;
 }
 
+/* An accepted Reply with void results: 6 words and a verifier body. */
+#define RPCRDMA_VOID_REPLY_MAX (6 * 4 + MAX_AUTH_BYTES)
+
 /*
  * The bound on this call's Reply: void results surely fit inline (an
  * accepted reply header and a verifier); else the procedure's hint, if
@@ -626,7 +629,7 @@ static uint32_t reply_bound(const struct clnt_rdma *cr, rpcproc_t proc,
 			    xdrproc_t xres)
 {
 	if (xres == (xdrproc_t)(void (*)(void))xdr_void)
-		return 1;
+		return RPCRDMA_VOID_REPLY_MAX;
 	return proc < RPCRDMA_MAX_HINTS ? cr->cr_hints[proc] : 0;
 }
 

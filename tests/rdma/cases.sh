@@ -204,6 +204,27 @@ else
 	failed=1
 fi
 
+# Chunks, client side, against a raw responder that moves them (chunkpeer):
+# every size from the inline threshold to 4 MiB from several threads, each
+# chunk kind forced, zero-copy results, lying Replies, the stale rkey.
+chunks_cases() {
+	for k in auto read long; do
+		pair "chunks-call-$k" \
+			"$b/tests/rdma/chunkpeer -a $srv" \
+			"$b/tests/rdma/chunk_client -K $k -a $srv -b $cli -t 3"
+	done
+	pair chunks-reply-always-zerocopy \
+		"$b/tests/rdma/chunkpeer -a $srv" \
+		"$b/tests/rdma/chunk_client -X always -z -a $srv -b $cli -t 2"
+	pair chunks-lying-replies \
+		"$b/tests/rdma/chunkpeer -a $srv" \
+		"$b/tests/rdma/chunk_client -H -a $srv -b $cli -t 1"
+	pair stale-rkey \
+		"$b/tests/rdma/chunkpeer -a $srv" \
+		"$b/tests/rdma/chunk_client -R -a $srv -b $cli -t 1"
+}
+chunks_cases
+
 pair bad-headers \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/badpeer -a $srv -b $cli"

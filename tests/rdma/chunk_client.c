@@ -1,0 +1,293 @@
+/*
+ * Drives the client's chunks against chunkpeer through the echo program's
+ * rpcgen stubs: every size from the inline threshold to 4 MiB (all
+ * residues mod 4) from several threads, byte-exact, with a chunk kind
+ * forced or chosen (-K, -X) and optionally zero-copy results (-z); the
+ * counters must show the chunks used.  -H: Replies that lie about their
+ * chunks fail their call and leave the connection working.  -R last: an
+ * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).
+ */
+#include "config.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rpcrdma/rpcrdma.h>
+#include "echo.h"
+
+static const unsigned sizes[] = {
+	4061, 4062, 4063, 4064, 4093, 4094, 4095, 4096, 4097, 8191, 65535,
+	65537, 262147, 1048573, 1048576, 4194301, 4194304,
+};
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+#define MAXSZ 4194304u
+
+static int zero_copy;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("chunk_client: FAIL: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	exit(1);
+}
+
+static struct rpcrdma_stats stats(CLIENT *cl)
+{
+	struct rpcrdma_stats s;
+
+	memset(&s, 0, sizeof(s));
+	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
+		die("RPCRDMA_CLGET_STATS");
+	return s;
+}
+
+static void fill(char *p, unsigned n, unsigned seed)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (char)(i * 31 + seed * 7 + (i >> 8));
+}
+
+/* One echo of @n bytes; @zc: the result into @out as a Write chunk. */
+static enum clnt_stat echo(CLIENT *cl, char *in, char *out, unsigned n,
+			   unsigned seed, int zc, int check)
+{
+	struct rpcrdma_result_buf rb = { out, MAXSZ, 0 };
+	echo_bytes arg = { n, in }, res = { 0, NULL };
+	enum clnt_stat st;
+
+	fill(in, n, seed);
+	if (zc) {
+		memset(out, 0, n);
+		res.echo_bytes_val = out;
+		if (clnt_rdma_set_result_buf(cl, &rb))
+			die("clnt_rdma_set_result_buf");
+	}
+	st = echo_bytes_1(&arg, &res, cl);
+	if (st != RPC_SUCCESS || !check)
+		goto out;
+	if (res.echo_bytes_len != n || memcmp(res.echo_bytes_val, in, n))
+		die("echo of %u bytes came back different (%u bytes)", n,
+		    res.echo_bytes_len);
+	if (zc && (res.echo_bytes_val != out || rb.rb_written != n))
+		die("zero-copy echo of %u: placed %u bytes, %s", n, rb.rb_written,
+		    res.echo_bytes_val == out ? "in our buffer" : "elsewhere");
+out:
+	if (!zc)
+		xdr_free((xdrproc_t)xdr_echo_bytes, (char *)&res);
+	return st;
+}
+
+struct worker {
+	pthread_t w_t;
+	CLIENT *w_cl;
+	unsigned w_id;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+	unsigned i;
+
+	if (!in || !out)
+		die("out of memory");
+	for (i = 0; i < NSIZES; i++) {
+		unsigned n = sizes[(i + w->w_id) % NSIZES];
+
+		if (echo(w->w_cl, in, out, n, w->w_id + i, zero_copy, 1) !=
+		    RPC_SUCCESS)
+			die("thread %u: echo of %u bytes: %s", w->w_id, n,
+			    clnt_sperror(w->w_cl, "ECHO_BYTES"));
+	}
+	free(in);
+	free(out);
+	return NULL;
+}
+
+static void command(CLIENT *cl, unsigned n)
+{
+	if (echo_sleep_1(&n, NULL, cl) != RPC_SUCCESS)
+		die("command %u: %s", n, clnt_sperror(cl, "ECHO_SLEEP"));
+}
+
+/* A Reply that lies about its chunks: the call fails, nothing else. */
+static void hostile(CLIENT *cl, unsigned mode, int zc, enum clnt_stat want)
+{
+	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+	struct rpcrdma_stats s0 = stats(cl), s;
+	enum clnt_stat st;
+
+	if (!in || !out)
+		die("out of memory");
+	command(cl, mode);
+	st = echo(cl, in, out, 5000, mode, zc, 0);
+	s = stats(cl);
+	printf("chunk_client: lying Reply %u: %s, bad_chunks +%llu\n", mode,
+	       clnt_sperrno(st),
+	       (unsigned long long)(s.rs_bad_chunks - s0.rs_bad_chunks));
+	if (st != want)
+		die("lying Reply %u: %s, expected %s", mode, clnt_sperrno(st),
+		    clnt_sperrno(want));
+	if (want == RPC_CANTRECV && s.rs_bad_chunks != s0.rs_bad_chunks + 1)
+		die("lying Reply %u was not counted", mode);
+	/* The connection still carries calls, chunks and all. */
+	if (echo(cl, in, out, 70001, 3, zc, 1) != RPC_SUCCESS)
+		die("after lying Reply %u: %s", mode, clnt_sperror(cl, "ECHO"));
+	free(in);
+	free(out);
+}
+
+static int parse(const char *v, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	die("unknown value %s", v);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const callk[] = { "auto", "read", "long" };
+	static const char *const replyk[] = { "auto", "always", "never" };
+	const char *addr = NULL, *port = NULL;
+	struct rpcrdma_options o;
+	struct rpcrdma_stats s;
+	struct worker *w;
+	unsigned threads = 4, i, calls;
+	int c, hostile_test = 0, stale = 0;
+	uint64_t bytes = 0;
+	CLIENT *cl;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rpcrdma_options_init(&o);
+	o.ro_max_reply = MAXSZ + 4096;
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHR")) != -1) {
+		switch (c) {
+		case 'a': addr = optarg; break;
+		case 'b': o.ro_source = optarg; break;
+		case 'p': port = optarg; break;
+		case 't': threads = (unsigned)atoi(optarg); break;
+		case 'K': o.ro_call_chunks = (uint32_t)parse(optarg, callk, 3); break;
+		case 'X': o.ro_reply_chunks = (uint32_t)parse(optarg, replyk, 3); break;
+		case 'z': zero_copy = 1; break;
+		case 'H': hostile_test = 1; break;
+		case 'R': stale = 1; break;
+		default: return 2;
+		}
+	}
+	if (!addr || !port)
+		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
+		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R]");
+	alarm(110);
+	for (i = 0; !(cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o)); i++) {
+		if (i == 20)
+			die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
+		usleep(200 * 1000);
+	}
+
+	w = calloc(threads, sizeof(*w));
+	if (!w)
+		die("out of memory");
+	for (i = 0; i < threads; i++) {
+		w[i] = (struct worker){ 0, cl, i };
+		if (pthread_create(&w[i].w_t, NULL, work, &w[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < threads; i++)
+		pthread_join(w[i].w_t, NULL);
+	for (i = 0; i < NSIZES; i++)
+		bytes += sizes[i];
+	calls = threads * (unsigned)NSIZES;
+	s = stats(cl);
+	printf("chunk_client: %u threads x %zu sizes (%u..%u bytes) echoed "
+	       "byte-exact\n", threads, NSIZES, sizes[0], sizes[NSIZES - 1]);
+	printf("chunk_client: read_chunk_calls %llu read_chunk_bytes %llu "
+	       "long_calls %llu long_call_bytes %llu reply_chunks %llu "
+	       "reply_chunk_replies %llu reply_chunk_bytes %llu write_chunks %llu "
+	       "write_chunk_bytes %llu unused %llu regs %llu deregs %llu\n",
+	       (unsigned long long)s.rs_read_chunk_calls,
+	       (unsigned long long)s.rs_read_chunk_bytes,
+	       (unsigned long long)s.rs_long_calls,
+	       (unsigned long long)s.rs_long_call_bytes,
+	       (unsigned long long)s.rs_reply_chunks,
+	       (unsigned long long)s.rs_reply_chunk_replies,
+	       (unsigned long long)s.rs_reply_chunk_bytes,
+	       (unsigned long long)s.rs_write_chunks,
+	       (unsigned long long)s.rs_write_chunk_bytes,
+	       (unsigned long long)s.rs_write_chunks_unused,
+	       (unsigned long long)s.rs_chunk_regs,
+	       (unsigned long long)s.rs_chunk_deregs);
+	/* Every size is over the inline threshold: each Call used chunks. */
+	switch (o.ro_call_chunks) {
+	case RPCRDMA_CALL_CHUNKS_LONG:
+		if (s.rs_long_calls != calls || s.rs_read_chunk_calls)
+			die("%u long Calls expected", calls);
+		break;
+	default:
+		if (s.rs_read_chunk_calls != calls || s.rs_long_calls ||
+		    s.rs_read_chunk_bytes != threads * bytes)
+			die("%u Calls with Read chunks of %llu bytes expected",
+			    calls, (unsigned long long)(threads * bytes));
+		break;
+	}
+	if (o.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER &&
+	    (s.rs_reply_chunks != calls || s.rs_reply_chunk_replies != calls))
+		die("%u Replies in Reply chunks expected", calls);
+	if (zero_copy && (s.rs_write_chunks != calls ||
+			  s.rs_write_chunk_bytes != threads * bytes))
+		die("%u Write chunks carrying %llu bytes expected", calls,
+		    (unsigned long long)(threads * bytes));
+	if (s.rs_chunk_regs != s.rs_chunk_deregs || s.rs_bad_chunks ||
+	    s.rs_timeouts || s.rs_bad_replies)
+		die("registrations %llu / revoked %llu, bad chunks %llu, "
+		    "timeouts %llu, bad replies %llu",
+		    (unsigned long long)s.rs_chunk_regs,
+		    (unsigned long long)s.rs_chunk_deregs,
+		    (unsigned long long)s.rs_bad_chunks,
+		    (unsigned long long)s.rs_timeouts,
+		    (unsigned long long)s.rs_bad_replies);
+
+	if (hostile_test) {
+		hostile(cl, 10, 0, RPC_CANTRECV);
+		hostile(cl, 11, 0, RPC_CANTRECV);
+		hostile(cl, 12, 1, RPC_CANTDECODERES);
+		hostile(cl, 13, 1, RPC_CANTRECV);
+	}
+	if (stale) {
+		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+		struct rpcrdma_stats s0 = stats(cl);
+
+		/* This RPC's Reply chunk is written (so its rkey worked) ... */
+		if (!in || !out || echo(cl, in, out, 100, 1, 0, 1) != RPC_SUCCESS)
+			die("the last echo failed");
+		s = stats(cl);
+		if (s.rs_reply_chunk_replies != s0.rs_reply_chunk_replies + 1)
+			die("the last echo did not use its Reply chunk");
+		/* ... and once it is over, a write with that rkey must fail:
+		 * the peer reports, and the connection dies with it. */
+		if (echo_sleep_1(&(unsigned){ 1 }, NULL, cl) == RPC_SUCCESS)
+			die("the stale-rkey command was answered");
+		printf("chunk_client: the peer tried the finished RPC's rkey\n");
+		free(in);
+		free(out);
+	} else if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS) {
+		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
+	}
+	clnt_destroy(cl);
+	free(w);
+	printf("chunk_client: ok\n");
+	return 0;
+}
