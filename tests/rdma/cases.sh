@@ -118,22 +118,22 @@ pair strategy-mapped-registered \
 	"$b/tests/rdma/echo_server -s mapped -a $srv" \
 	"$b/tests/rdma/echo_client -s mapped -R -a $srv -b $cli -t 4 -n 50"
 
-# Chunks between our own client and server: ECHO_BYTES from below the
-# inline threshold to 1 MiB + 3 (4 MiB once), every byte checked, from
-# several threads; Calls as Read chunks or whole at position zero, the
-# echo back in a Reply chunk; counters on both sides.
-pair chunks-auto \
+# Chunks between our own client and server (the same chunk_client that
+# chunkpeer checks below): ECHO_BYTES from the inline threshold to 4 MiB,
+# every residue mod 4, byte-exact, from several threads; each Call kind
+# forced, the Reply chunk always offered, zero-copy results placed by the
+# server's RDMA Writes, and service threads.
+for k in auto read long; do
+	pair "chunks-ours-call-$k" \
+		"$b/tests/rdma/echo_server -a $srv" \
+		"$b/tests/rdma/chunk_client -K $k -a $srv -b $cli -t 3"
+done
+pair chunks-ours-reply-always-zerocopy \
 	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/chunk_client -a $srv -b $cli -t 4"
-pair chunks-read-always \
-	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/chunk_client -c read -r always -a $srv -b $cli -t 2"
-pair chunks-long \
-	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/chunk_client -c long -a $srv -b $cli -t 2"
-pair chunks-threaded-4mib \
+	"$b/tests/rdma/chunk_client -X always -z -a $srv -b $cli -t 2"
+pair chunks-ours-threaded \
 	"$b/tests/rdma/echo_server -j 4 -a $srv" \
-	"$b/tests/rdma/chunk_client -M 4194304 -a $srv -b $cli -t 6"
+	"$b/tests/rdma/chunk_client -z -a $srv -b $cli -t 6"
 
 pair rpc-echo-own-loop \
 	"$b/tests/rdma/echo_server -l -a $srv" \
