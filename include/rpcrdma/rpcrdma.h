@@ -27,9 +27,13 @@ enum rpcrdma_send_strategy {
 };
 
 /*
- * Every tunable of a transport, with the defaults that
- * rpcrdma_options_init() fills in.  See rpcrdma_options_init(3).
+ * Every tunable of a transport.  rpcrdma_options_init() marks each field
+ * unset (RPCRDMA_OPT_UNSET, ro_source NULL); a field the program sets wins
+ * over the environment and rpcrdma.conf(5), an unset one takes their value
+ * or the built-in default.  See rpcrdma_options_init(3).
  */
+#define RPCRDMA_OPT_UNSET	UINT32_MAX
+
 struct rpcrdma_options {
 	uint32_t ro_max_requests;	/* credits asked (client) / granted (server) */
 	uint32_t ro_inline_send;	/* largest Send we offer to post (RFC 8797) */
@@ -45,7 +49,9 @@ struct rpcrdma_options {
 	const char *ro_source;		/* client: local address to connect from */
 	uint32_t ro_busy_poll_us;	/* spin on the CQ this long before sleeping */
 	uint32_t ro_svc_threads;	/* server: service threads; 0: svc_run() serves */
-	uint32_t ro_reserved[6];	/* zero; room to grow without an ABI break */
+	uint32_t ro_call_timeout_ms;	/* client: every call's timeout; 0: clnt_call's */
+	uint32_t ro_log_level;		/* 0 off, 1 error, 2 warning, 3 debug */
+	uint32_t ro_reserved[4];	/* zero; room to grow without an ABI break */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -85,6 +91,7 @@ struct rpcrdma_stats {
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
 #define RPCRDMA_CLGET_STATS	0x52440001	/* struct rpcrdma_stats * */
+#define RPCRDMA_CLGET_OPTIONS	0x52440002	/* struct rpcrdma_options *: in force */
 
 RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const char *host, const char *port,
 					rpcprog_t prog, rpcvers_t vers,
@@ -100,6 +107,9 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
 					const struct rpcrdma_options *opts);
 RPCRDMA_EXPORT int svc_rdma_get_stats(SVCXPRT *xprt,
 				      struct rpcrdma_stats *stats);
+/* The options in force on a listener or one of its connections. */
+RPCRDMA_EXPORT int svc_rdma_get_options(SVCXPRT *xprt,
+					struct rpcrdma_options *opts);
 
 struct pollfd;
 /* For programs with their own thread or event loop instead of svc_run(). */

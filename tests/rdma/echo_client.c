@@ -408,7 +408,8 @@ int main(int argc, char **argv)
 		die("mapped Sends from unregistered memory registered nothing");
 	/* One buffer, reused: a cache registers it a page range at a time,
 	 * not once per Send. */
-	if (o.ro_mr_cache && strategy == RPCRDMA_SEND_MAPPED &&
+	if (o.ro_mr_cache != RPCRDMA_OPT_UNSET && o.ro_mr_cache &&
+	    strategy == RPCRDMA_SEND_MAPPED &&
 	    s.rs_hardway_register_count > 16)
 		die("the registration cache registered %llu times",
 		    (unsigned long long)s.rs_hardway_register_count);
