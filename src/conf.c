@@ -276,18 +276,16 @@ int rpcrdma_conf_check_value(const struct rpcrdma_conf_key *k, uint64_t val,
 	return -EINVAL;
 }
 
-/* Decimal digits, then whatever follows in *rest; false on overflow. */
+/* Decimal digits, then whatever follows in *rest; saturates on overflow. */
 static bool parse_number(const char *s, uint64_t *v, const char **rest)
 {
 	uint64_t n = 0;
 
 	if (!isdigit((unsigned char)*s))
 		return false;
-	for (; isdigit((unsigned char)*s); s++) {
-		if (n > (UINT64_MAX - 9) / 10)
-			return false;
-		n = n * 10 + (uint64_t)(*s - '0');
-	}
+	for (; isdigit((unsigned char)*s); s++)
+		n = n > (UINT64_MAX - 9) / 10 ? UINT64_MAX :
+		    n * 10 + (uint64_t)(*s - '0');
 	*v = n;
 	*rest = s;
 	return true;
