@@ -103,8 +103,13 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:p:r:ls:T:j:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:ls:T:j:e:")) != -1) {
 		switch (c) {
+		case 'e':	/* the strategy the configuration must force */
+			strategy = strategy_parse(optarg);
+			if (strategy < 0)
+				return 2;
+			break;
 		case 'j':
 			o.ro_svc_threads = (uint32_t)atoi(optarg);
 			break;
