@@ -499,7 +499,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-unsigned int rpcrdma_conf_load(struct rpcrdma_conf *c, const char *main,
+unsigned int rpcrdma_conf_load(struct rpcrdma_conf *c, const char *file,
 			       bool must_exist)
 {
 	char **names = NULL, **nn, *dir, *path;
@@ -507,9 +507,9 @@ unsigned int rpcrdma_conf_load(struct rpcrdma_conf *c, const char *main,
 	struct dirent *de;
 	DIR *d;
 
-	load_one(c, main, RPCRDMA_CL_MAIN, must_exist);
-	if (asprintf(&dir, "%s.d", main) < 0) {
-		diag(c, true, "%s.d: out of memory", main);
+	load_one(c, file, RPCRDMA_CL_MAIN, must_exist);
+	if (asprintf(&dir, "%s.d", file) < 0) {
+		diag(c, true, "%s.d: out of memory", file);
 		return c->c_errors;
 	}
 	d = opendir(dir);

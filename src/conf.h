@@ -78,10 +78,10 @@ void rpcrdma_conf_free(struct rpcrdma_conf *c);
 unsigned int rpcrdma_conf_parse(struct rpcrdma_conf *c, const char *name,
 				const char *text, enum rpcrdma_conf_layer layer);
 /*
- * Read MAIN (missing is fine unless must_exist) and every MAIN.d/ *.conf in
+ * Read FILE (missing is fine unless must_exist) and every FILE.d/ *.conf in
  * name order as CONFD.  Returns the number of errors so far, in total.
  */
-unsigned int rpcrdma_conf_load(struct rpcrdma_conf *c, const char *main,
+unsigned int rpcrdma_conf_load(struct rpcrdma_conf *c, const char *file,
 			       bool must_exist);
 /* Read RPCRDMA_<KEY>=value entries of envp; other variables are ignored. */
 unsigned int rpcrdma_conf_load_env(struct rpcrdma_conf *c, char *const *envp);

@@ -77,7 +77,7 @@ static int check_handle(const struct rpcrdma_options *o, unsigned int role,
 
 int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 			const struct rpcrdma_options *handle, unsigned int role,
-			const char *main, bool must_exist, char *const *envp,
+			const char *file, bool must_exist, char *const *envp,
 			char *err, size_t errlen)
 {
 	int rc;
@@ -92,8 +92,8 @@ int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 	src->os_conf = rpcrdma_conf_new(rpcrdma_keys, rpcrdma_nkeys);
 	if (!src->os_conf)
 		return -ENOMEM;
-	if (main && *main)
-		rpcrdma_conf_load(src->os_conf, main, must_exist);
+	if (file && *file)
+		rpcrdma_conf_load(src->os_conf, file, must_exist);
 	rpcrdma_conf_load_env(src->os_conf, envp);
 	rc = check_handle(&src->os_handle, role, err, errlen);
 	if (rc)

@@ -29,14 +29,14 @@ struct rpcrdma_optsrc {
 };
 
 /*
- * Read the configuration MAIN (and MAIN.d; must_exist when the program or
+ * Read the configuration FILE (and FILE.d; must_exist when the program or
  * RPCRDMA_CONF named it) and envp, and check every field the program set.
  * 0; -EINVAL when a file, a variable or a field is bad (the conf's
  * diagnostics and err say why); -ENOMEM.  src needs fini either way.
  */
 int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 			const struct rpcrdma_options *handle, unsigned int role,
-			const char *main, bool must_exist, char *const *envp,
+			const char *file, bool must_exist, char *const *envp,
 			char *err, size_t errlen);
 void rpcrdma_optsrc_fini(struct rpcrdma_optsrc *src);
 

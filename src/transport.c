@@ -40,7 +40,7 @@ void rpcrdma_dbg(const char *fmt, ...)
 int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
 			  const struct rpcrdma_options *o, unsigned int role)
 {
-	const char *main = getenv("RPCRDMA_CONF");
+	const char *named = getenv("RPCRDMA_CONF");
 	struct rpcrdma_options in_force;
 	char err[512];
 	const char *d;
@@ -48,8 +48,8 @@ int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
 	size_t i;
 	int rc;
 
-	rc = rpcrdma_optsrc_init(src, o, role, main ? main : RPCRDMA_CONF_FILE,
-				 main != NULL, environ, err, sizeof(err));
+	rc = rpcrdma_optsrc_init(src, o, role, named ? named : RPCRDMA_CONF_FILE,
+				 named != NULL, environ, err, sizeof(err));
 	rpcrdma_optsrc_resolve(src, NULL, &in_force);
 	if (in_force.ro_log_level >= RPCRDMA_LOG_DEBUG)
 		__atomic_store_n(&rpcrdma_debug, 1, __ATOMIC_RELAXED);
