@@ -700,6 +700,8 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 			return FALSE;
 		*(struct rpcrdma_options *)info = cr->cr_x.rx_opts;
 		return TRUE;
+	case RPCRDMA_CLSET_OPTIONS:
+		return info && !rpcrdma_xprt_set_options(&cr->cr_x, info);
 	default:
 		return FALSE;
 	}

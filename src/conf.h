@@ -24,6 +24,8 @@ enum rpcrdma_conf_type {
 #define RPCRDMA_CS_CLIENT	0x1u
 #define RPCRDMA_CS_SERVER	0x2u
 #define RPCRDMA_CS_DEVICE	0x4u
+/* ... and whether a live handle may change it (RPCRDMA_CLSET_OPTIONS). */
+#define RPCRDMA_CS_LIVE		0x8u
 
 /* Precedence, lowest first; a higher layer wins. */
 enum rpcrdma_conf_layer {

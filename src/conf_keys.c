@@ -14,6 +14,7 @@ static const char *const levels[] = { "off", "error", "warning", "debug", NULL }
 #define C RPCRDMA_CS_CLIENT
 #define S RPCRDMA_CS_SERVER
 #define D RPCRDMA_CS_DEVICE
+#define L RPCRDMA_CS_LIVE
 #define OFF(f) offsetof(struct rpcrdma_options, f)
 
 const struct rpcrdma_conf_key rpcrdma_keys[] = {
@@ -26,18 +27,18 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	{ "max_inline_data", RPCRDMA_CT_SIZE, 0, 4096, 256, 0, 0, NULL, C | S | D,
 	  OFF(ro_max_inline_data), "IBV_SEND_INLINE size asked at QP creation" },
 	{ "send_strategy", RPCRDMA_CT_ENUM, 0, 3, RPCRDMA_SEND_AUTO, 0, 0, strategies,
-	  C | S | D, OFF(ro_send_strategy), "how Sends are built: auto, inline, pullup, mapped" },
-	{ "inline_cutoff", RPCRDMA_CT_SIZE, 0, 262144, 256, 0, 0, NULL, C | S | D,
+	  C | S | D | L, OFF(ro_send_strategy), "how Sends are built: auto, inline, pullup, mapped" },
+	{ "inline_cutoff", RPCRDMA_CT_SIZE, 0, 262144, 256, 0, 0, NULL, C | S | D | L,
 	  OFF(ro_inline_cutoff), "auto: largest Send posted inline" },
-	{ "mapped_min", RPCRDMA_CT_SIZE, 0, 1u << 30, 8192, 0, 0, NULL, C | S | D,
+	{ "mapped_min", RPCRDMA_CT_SIZE, 0, 1u << 30, 8192, 0, 0, NULL, C | S | D | L,
 	  OFF(ro_mapped_min), "auto: referenced bytes from which a message is mapped" },
 	{ "signal_every", RPCRDMA_CT_UINT, 1, 1024, 8, 0, 0, NULL, C | S | D,
 	  OFF(ro_signal_every), "signal one unsignaled Send in this many" },
-	{ "page_threshold", RPCRDMA_CT_SIZE, 0, 1u << 30, 1024, 0, 0, NULL, C | S | D,
+	{ "page_threshold", RPCRDMA_CT_SIZE, 0, 1u << 30, 1024, 0, 0, NULL, C | S | D | L,
 	  OFF(ro_page_threshold), "opaques this long are referenced, not copied; 0: never" },
 	{ "mr_cache", RPCRDMA_CT_UINT, 0, 65536, 0, 0, 0, NULL, C | S | D,
 	  OFF(ro_mr_cache), "hot-path registrations kept for reuse; 0: none" },
-	{ "busy_poll_us", RPCRDMA_CT_DURATION, 0, 1000000, 300, 0, 1, NULL, C | S,
+	{ "busy_poll_us", RPCRDMA_CT_DURATION, 0, 1000000, 300, 0, 1, NULL, C | S | L,
 	  OFF(ro_busy_poll_us), "spin on the CQ this long before sleeping" },
 	{ "svc_threads", RPCRDMA_CT_UINT, 0, 64, 0, 0, 0, NULL, S,
 	  OFF(ro_svc_threads), "server: service threads; 0: svc_run() serves" },

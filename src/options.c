@@ -83,6 +83,7 @@ int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 	int rc;
 
 	memset(src, 0, sizeof(*src));
+	pthread_mutex_init(&src->os_lock, NULL);
 	err[0] = '\0';
 	src->os_role = role;
 	if (handle)
@@ -111,6 +112,77 @@ void rpcrdma_optsrc_fini(struct rpcrdma_optsrc *src)
 {
 	rpcrdma_conf_free(src->os_conf);
 	src->os_conf = NULL;
+	pthread_mutex_destroy(&src->os_lock);
+}
+
+/* Check every field change sets: live keys of this role, in range. */
+static int check_live(const struct rpcrdma_options *change, unsigned int role,
+		      char *err, size_t errlen)
+{
+	const char *str;
+	uint64_t v;
+	size_t k;
+	int rc;
+
+	rc = check_handle(change, role, err, errlen);
+	if (rc)
+		return rc;
+	for (k = 0; k < rpcrdma_nkeys; k++) {
+		const struct rpcrdma_conf_key *key = &rpcrdma_keys[k];
+
+		if (!handle_value(change, key, &v, &str))
+			continue;
+		if ((key->ck_where & role) && (key->ck_where & RPCRDMA_CS_LIVE))
+			continue;
+		snprintf(err, errlen, "ro_%s cannot change on a live %s", key->ck_name,
+			 role == RPCRDMA_CS_CLIENT ? "client" : "server");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Readers on the fast path load these words without the lock: each store
+ * is one word, so a reader sees the old value or the new one.
+ */
+static void apply_live(struct rpcrdma_options *live,
+		       const struct rpcrdma_options *change)
+{
+	const char *str;
+	uint64_t v = 0;
+	size_t k;
+
+	for (k = 0; k < rpcrdma_nkeys; k++)
+		if (rpcrdma_keys[k].ck_type != RPCRDMA_CT_STRING &&
+		    handle_value(change, &rpcrdma_keys[k], &v, &str))
+			__atomic_store_n((uint32_t *)((char *)live +
+						      rpcrdma_keys[k].ck_offset),
+					 (uint32_t)v, __ATOMIC_RELAXED);
+}
+
+int rpcrdma_options_update(struct rpcrdma_options *live,
+			   const struct rpcrdma_options *change,
+			   unsigned int role, char *err, size_t errlen)
+{
+	int rc = check_live(change, role, err, errlen);
+
+	if (!rc)
+		apply_live(live, change);
+	return rc;
+}
+
+int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
+			  const struct rpcrdma_options *change,
+			  char *err, size_t errlen)
+{
+	int rc = check_live(change, src->os_role, err, errlen);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&src->os_lock);
+	apply_live(&src->os_handle, change);
+	pthread_mutex_unlock(&src->os_lock);
+	return 0;
 }
 
 void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
@@ -146,6 +218,8 @@ void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
 	size_t k;
 
 	memset(out, 0, sizeof(*out));
+	/* Resolution only reads; the lock is the handle layer's writer's. */
+	pthread_mutex_lock((pthread_mutex_t *)&src->os_lock);
 	for (k = 0; k < rpcrdma_nkeys; k++) {
 		char *p = (char *)out + rpcrdma_keys[k].ck_offset;
 
@@ -157,4 +231,5 @@ void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
 			memcpy(p, &v32, sizeof(v32));
 		}
 	}
+	pthread_mutex_unlock((pthread_mutex_t *)&src->os_lock);
 }

@@ -6,6 +6,7 @@
 #ifndef RPCRDMA_OPTIONS_H
 #define RPCRDMA_OPTIONS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <rpcrdma/rpcrdma.h>
 #include "conf.h"
@@ -26,6 +27,9 @@ struct rpcrdma_optsrc {
 	struct rpcrdma_conf *os_conf;		/* files and environment */
 	struct rpcrdma_options os_handle;	/* the program's; all unset for NULL */
 	unsigned int os_role;			/* RPCRDMA_CS_CLIENT or _SERVER */
+	/* os_handle may change while connections resolve from it (a
+	 * server's listener): resolution and updates hold os_lock. */
+	pthread_mutex_t os_lock;
 };
 
 /*
@@ -39,6 +43,19 @@ int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 			const char *file, bool must_exist, char *const *envp,
 			char *err, size_t errlen);
 void rpcrdma_optsrc_fini(struct rpcrdma_optsrc *src);
+
+/*
+ * Change the live keys (RPCRDMA_CS_LIVE) that `change` sets, in `live`:
+ * all or none.  -EINVAL, with err saying why, when a set field is not a
+ * live key of this role or is out of range.
+ */
+int rpcrdma_options_update(struct rpcrdma_options *live,
+			   const struct rpcrdma_options *change,
+			   unsigned int role, char *err, size_t errlen);
+/* The same into the handle layer, for connections resolved later. */
+int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
+			  const struct rpcrdma_options *change,
+			  char *err, size_t errlen);
 
 /* The options in force on device (NULL: not known yet). */
 void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,

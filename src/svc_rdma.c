@@ -872,6 +872,38 @@ int svc_rdma_get_options(SVCXPRT *xprt, struct rpcrdma_options *opts)
 }
 
 /*
+ * Change live keys: on one connection, or on a listener, for it, every
+ * connection it has and every one it accepts later (the handle layer).
+ */
+int svc_rdma_set_options(SVCXPRT *xprt, const struct rpcrdma_options *opts)
+{
+	struct svc_rdma_listener *l;
+	struct svc_rdma_conn *c;
+	char err[256];
+	int rc = 0;
+
+	if (!xprt || !opts)
+		return -1;
+	if (xprt->xp_ops == &conn_ops)
+		return rpcrdma_xprt_set_options(&to_conn(xprt)->sc_x, opts) ? -1 : 0;
+	if (xprt->xp_ops != &listener_ops)
+		return -1;
+	l = to_lst(xprt);
+	pthread_mutex_lock(&l->sl_lock);
+	if (rpcrdma_optsrc_update(&l->sl_src, opts, err, sizeof(err))) {
+		pthread_mutex_unlock(&l->sl_lock);
+		if (l->sl_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+			fprintf(stderr, "rpcrdma: options not changed: %s\n", err);
+		return -1;
+	}
+	rpcrdma_options_update(&l->sl_opts, opts, RPCRDMA_CS_SERVER, err, sizeof(err));
+	for (c = l->sl_conns; c; c = c->sc_next)
+		rc |= rpcrdma_xprt_set_options(&c->sc_x, opts);
+	pthread_mutex_unlock(&l->sl_lock);
+	return rc ? -1 : 0;
+}
+
+/*
  * The descriptors a private event loop must watch for this listener: its
  * own and one per connection.  Returns how many there are (which may be
  * more than max: only max are filled), or -1 if xprt is not a listener.

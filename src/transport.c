@@ -96,6 +96,26 @@ int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 	return rc;
 }
 
+/*
+ * Live keys changed by the program on one transport (clnt_control
+ * RPCRDMA_CLSET_OPTIONS, svc_rdma_set_options): 0, or -EINVAL reported
+ * like a bad field at creation.
+ */
+int rpcrdma_xprt_set_options(struct rpcrdma_xprt *x,
+			     const struct rpcrdma_options *change)
+{
+	char err[256];
+	int rc;
+
+	pthread_mutex_lock(&x->rx_lock);
+	rc = rpcrdma_options_update(&x->rx_opts, change, x->rx_src->os_role,
+				    err, sizeof(err));
+	pthread_mutex_unlock(&x->rx_lock);
+	if (rc && x->rx_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+		fprintf(stderr, "rpcrdma: options not changed: %s\n", err);
+	return rc;
+}
+
 /* A server's connection: the listener's configuration, kept alive by it. */
 int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
 			   const struct rpcrdma_optsrc *src)
@@ -398,8 +418,7 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		      const struct rpcrdma_xdr_buf *xb, uint32_t scratch_lkey,
 		      const struct timespec *deadline, uint64_t *seqp)
 {
-	enum rpcrdma_strategy forced =
-		(enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
+	enum rpcrdma_strategy forced;
 	struct rpcrdma_send_limits sl;
 	struct rpcrdma_msg_shape ms;
 	struct rpcrdma_choice ch;
@@ -408,6 +427,7 @@ int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 
 	*seqp = 0;
 	pthread_mutex_lock(&x->rx_lock);
+	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	send_limits(x, &sl);
 	/* Any memory can be registered when needed (counted). */
 	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, true, &ms);

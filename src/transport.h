@@ -50,6 +50,8 @@ int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o);
 int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
 			   const struct rpcrdma_optsrc *src);
+int rpcrdma_xprt_set_options(struct rpcrdma_xprt *x,
+			     const struct rpcrdma_options *change);
 int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv);
 void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 			    uint8_t len);

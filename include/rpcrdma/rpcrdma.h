@@ -92,6 +92,7 @@ struct rpcrdma_stats {
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
 #define RPCRDMA_CLGET_STATS	0x52440001	/* struct rpcrdma_stats * */
 #define RPCRDMA_CLGET_OPTIONS	0x52440002	/* struct rpcrdma_options *: in force */
+#define RPCRDMA_CLSET_OPTIONS	0x52440003	/* struct rpcrdma_options *: live keys set */
 
 RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const char *host, const char *port,
 					rpcprog_t prog, rpcvers_t vers,
@@ -110,6 +111,9 @@ RPCRDMA_EXPORT int svc_rdma_get_stats(SVCXPRT *xprt,
 /* The options in force on a listener or one of its connections. */
 RPCRDMA_EXPORT int svc_rdma_get_options(SVCXPRT *xprt,
 					struct rpcrdma_options *opts);
+/* Change live keys on a connection, or a listener and all its connections. */
+RPCRDMA_EXPORT int svc_rdma_set_options(SVCXPRT *xprt,
+					const struct rpcrdma_options *opts);
 
 struct pollfd;
 /* For programs with their own thread or event loop instead of svc_run(). */

@@ -3,6 +3,7 @@
 # forced strategy shows in the counters (-e / -s verify them) and a smaller
 # max_inline_data request in the inline size the QP granted.  Then one file
 # read by both sides: each applies only its own device's [device] section.
+# Last, the strategy changed on live handles wins over file and environment.
 # The server reads no file (RPCRDMA_CONF empty) unless the case says so.
 conf_layers() {
 	f=$work/conf-layers.conf
@@ -49,5 +50,17 @@ conf_device() {
 		"env RPCRDMA_CONF=$f $b/tests/rdma/echo_client -e mapped -a $srv -b $cli -m 300 -t 2 -n 5"
 }
 
+# Changed on the live handles, over the file and the environment: the
+# client's strategy with RPCRDMA_CLSET_OPTIONS, the listener's (for the
+# connections it accepts) with svc_rdma_set_options().
+conf_live() {
+	f=$work/conf-live.conf
+	printf '[global]\nsend_strategy = pullup\n' >"$f"
+	pair conf-live \
+		"env RPCRDMA_CONF=$f RPCRDMA_SEND_STRATEGY=inline $b/tests/rdma/echo_server -L mapped -a $srv" \
+		"env RPCRDMA_CONF=$f RPCRDMA_SEND_STRATEGY=mapped $b/tests/rdma/echo_client -L inline -a $srv -b $cli -m 300 -t 2 -n 5"
+}
+
 conf_layers
 conf_device
+conf_live

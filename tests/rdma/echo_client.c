@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
-	int sleep_test = 0, expect = -1;
+	int sleep_test = 0, expect = -1, live = -1;
 	long expect_granted = -1;
 	struct rpcrdma_options in_force;
 	unsigned payload = 0;
@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -335,6 +335,12 @@ int main(int argc, char **argv)
 				die("unknown strategy %s", optarg);
 			break;
 		case 'g': expect_granted = atol(optarg); break;
+		/* -L: a strategy set on the live handle (CLSET_OPTIONS). */
+		case 'L':
+			live = strategy_parse(optarg);
+			if (live < 0)
+				die("unknown strategy %s", optarg);
+			break;
 		case 'S': sleep_test = 1; break;
 		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
@@ -376,6 +382,21 @@ int main(int argc, char **argv)
 				die("cannot create the client");
 			usleep(200 * 1000);
 		}
+	}
+	/* Before the first call, so that every Send counted is by it. */
+	if (live >= 0) {
+		struct rpcrdma_options ch;
+
+		rpcrdma_options_init(&ch);
+		ch.ro_send_strategy = (uint32_t)live;
+		if (!clnt_control(cl, RPCRDMA_CLSET_OPTIONS, (char *)&ch))
+			die("RPCRDMA_CLSET_OPTIONS refused");
+		/* A key that cannot change on a live handle is refused. */
+		rpcrdma_options_init(&ch);
+		ch.ro_max_requests = 4;
+		if (clnt_control(cl, RPCRDMA_CLSET_OPTIONS, (char *)&ch))
+			die("RPCRDMA_CLSET_OPTIONS changed max_requests");
+		expect = live;
 	}
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));

@@ -528,6 +528,56 @@ START_TEST(handle_range_checked)
 }
 END_TEST
 
+/* Live changes: only live keys of the role, in range, all or none. */
+START_TEST(live_update)
+{
+	char *envp[] = { "RPCRDMA_SEND_STRATEGY=inline", NULL };
+	struct rpcrdma_options live, ch, out;
+	struct rpcrdma_optsrc src;
+	char err[256];
+
+	memset(&live, 0, sizeof(live));
+	live.ro_send_strategy = RPCRDMA_SEND_AUTO;
+	live.ro_busy_poll_us = 300;
+	rpcrdma_options_init(&ch);
+	ch.ro_send_strategy = RPCRDMA_SEND_MAPPED;
+	ch.ro_busy_poll_us = 0;
+	ck_assert_int_eq(rpcrdma_options_update(&live, &ch, CL, err, sizeof(err)), 0);
+	ck_assert_uint_eq(live.ro_send_strategy, RPCRDMA_SEND_MAPPED);
+	ck_assert_uint_eq(live.ro_busy_poll_us, 0);
+
+	rpcrdma_options_init(&ch);
+	ch.ro_send_strategy = RPCRDMA_SEND_PULLUP;
+	ch.ro_max_requests = 8;
+	ck_assert_int_eq(rpcrdma_options_update(&live, &ch, CL, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "ro_max_requests cannot change on a live client");
+	ck_assert_uint_eq(live.ro_send_strategy, RPCRDMA_SEND_MAPPED);	/* none applied */
+
+	rpcrdma_options_init(&ch);
+	ch.ro_send_strategy = RPCRDMA_SEND_PULLUP;
+	ch.ro_busy_poll_us = 2000000;
+	ck_assert_int_eq(rpcrdma_options_update(&live, &ch, SV, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "ro_busy_poll_us = 2s (set by the program): out of range"));
+	ck_assert_uint_eq(live.ro_send_strategy, RPCRDMA_SEND_MAPPED);
+
+	rpcrdma_options_init(&ch);
+	ch.ro_svc_threads = 2;
+	ck_assert_int_eq(rpcrdma_options_update(&live, &ch, SV, err, sizeof(err)), -EINVAL);
+
+	/* A listener's handle layer: later resolutions see the change. */
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, SV, NULL, false, envp, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "rxe0", &out);
+	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_INLINE);
+	rpcrdma_options_init(&ch);
+	ch.ro_send_strategy = RPCRDMA_SEND_PULLUP;
+	ck_assert_int_eq(rpcrdma_optsrc_update(&src, &ch, err, sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "rxe0", &out);
+	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_PULLUP);
+	rpcrdma_optsrc_fini(&src);
+}
+END_TEST
+
 START_TEST(suggestions)
 {
 	ck_assert_str_eq(rpcrdma_conf_suggest(rpcrdma_keys, rpcrdma_nkeys, "max_req"),
@@ -564,6 +614,7 @@ int main(void)
 	tcase_add_test(tf, handle_default_value_wins);
 	tcase_add_test(tf, defaults);
 	tcase_add_test(tf, handle_range_checked);
+	tcase_add_test(tf, live_update);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tf);
 	sr = srunner_create(s);

@@ -33,6 +33,8 @@ static const char *where_name(unsigned int w)
 		 w & RPCRDMA_CS_SERVER ? "server" : "");
 	if (w & RPCRDMA_CS_DEVICE)
 		strcat(buf, ",device");
+	if (w & RPCRDMA_CS_LIVE)
+		strcat(buf, ",live");
 	return buf;
 }
 
