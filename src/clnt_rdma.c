@@ -806,6 +806,13 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 		*(struct rpcrdma_stats *)info = cr->cr_x.rx_stats;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		return TRUE;
+	case RPCRDMA_CLGET_OPTIONS:
+		if (!info)
+			return FALSE;
+		*(struct rpcrdma_options *)info = cr->cr_x.rx_opts;
+		return TRUE;
+	case RPCRDMA_CLSET_OPTIONS:
+		return info && !rpcrdma_xprt_set_options(&cr->cr_x, info);
 	default:
 		return FALSE;
 	}
@@ -898,9 +905,15 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	if (!cr)
 		goto out_nomem;
 	cr->cr_stopfd = -1;
-	if (rpcrdma_xprt_init(&cr->cr_x, opts)) {
+	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
+	if (rc) {
 		free(cr);
-		goto out_nomem;
+		if (rc != -EINVAL)
+			goto out_nomem;
+		/* Bad options, a file or a variable: rpcrdma.conf(5). */
+		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = EINVAL;
+		return NULL;
 	}
 	rpcrdma_cond_init(&cr->cr_credit_cond);
 	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
@@ -940,6 +953,12 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	cr->cr_credits = 1;	/* one call until the first grant */
 	cr->cr_xid = (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	cr->cr_timeout.tv_sec = 25;
+	if (cr->cr_x.rx_opts.ro_call_timeout_ms) {
+		/* Configured: as if clnt_control(CLSET_TIMEOUT) had set it. */
+		cr->cr_timeout.tv_sec = cr->cr_x.rx_opts.ro_call_timeout_ms / 1000;
+		cr->cr_timeout.tv_usec = cr->cr_x.rx_opts.ro_call_timeout_ms % 1000 * 1000;
+		cr->cr_timeout_set = 1;
+	}
 	cr->cr_clnt.cl_ops = &clnt_rdma_ops;
 	cr->cr_clnt.cl_netid = "rdma";
 	cr->cr_clnt.cl_tp = "rdma";

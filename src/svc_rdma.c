@@ -462,7 +462,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	int fd = -1;
 	ssize_t n;
 
-	if (!c || rpcrdma_xprt_init(&c->sc_x, &l->sl_opts)) {
+	if (!c || rpcrdma_xprt_init_conn(&c->sc_x, &l->sl_src)) {
 		free(c);
 		goto out_reject;
 	}
@@ -612,6 +612,7 @@ static void lst_destroy(SVCXPRT *xprt)
 	rdma_destroy_id(l->sl_id);
 	rdma_destroy_event_channel(l->sl_ch);
 	pthread_mutex_destroy(&l->sl_lock);
+	rpcrdma_optsrc_fini(&l->sl_src);
 	free(l);
 }
 
@@ -635,16 +636,19 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		rc = -ENOMEM;
 		goto out_err;
 	}
-	if (opts)
-		l->sl_opts = *opts;
-	else
-		rpcrdma_options_init(&l->sl_opts);
-	rpcrdma_options_sanitize(&l->sl_opts);
+	rc = rpcrdma_options_setup(&l->sl_src, opts, RPCRDMA_CS_SERVER);
+	if (rc) {
+		rpcrdma_optsrc_fini(&l->sl_src);
+		free(l);
+		goto out_err;
+	}
+	rpcrdma_optsrc_resolve(&l->sl_src, NULL, &l->sl_opts);
 	pthread_mutex_init(&l->sl_lock, NULL);
 	rc = rpcrdma_listen(&l->sl_ch, &l->sl_id, host, port,
 			    (int)l->sl_opts.ro_max_requests);
 	if (rc) {
 		pthread_mutex_destroy(&l->sl_lock);
+		rpcrdma_optsrc_fini(&l->sl_src);
 		free(l);
 		goto out_err;
 	}
@@ -681,6 +685,7 @@ out_listen:
 	rdma_destroy_id(l->sl_id);
 	rdma_destroy_event_channel(l->sl_ch);
 	pthread_mutex_destroy(&l->sl_lock);
+	rpcrdma_optsrc_fini(&l->sl_src);
 	free(l);
 
 out_err:
@@ -717,6 +722,55 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 	}
 	pthread_mutex_unlock(&l->sl_lock);
 	return 0;
+}
+
+/*
+ * The options in force: a connection's, after its device's section; a
+ * listener's, from its creation (no device).
+ */
+int svc_rdma_get_options(SVCXPRT *xprt, struct rpcrdma_options *opts)
+{
+	if (!xprt || !opts)
+		return -1;
+	if (xprt->xp_ops == &conn_ops)
+		*opts = to_conn(xprt)->sc_x.rx_opts;
+	else if (xprt->xp_ops == &listener_ops)
+		*opts = to_lst(xprt)->sl_opts;
+	else
+		return -1;
+	return 0;
+}
+
+/*
+ * Change live keys: on one connection, or on a listener, for it, every
+ * connection it has and every one it accepts later (the handle layer).
+ */
+int svc_rdma_set_options(SVCXPRT *xprt, const struct rpcrdma_options *opts)
+{
+	struct svc_rdma_listener *l;
+	struct svc_rdma_conn *c;
+	char err[256];
+	int rc = 0;
+
+	if (!xprt || !opts)
+		return -1;
+	if (xprt->xp_ops == &conn_ops)
+		return rpcrdma_xprt_set_options(&to_conn(xprt)->sc_x, opts) ? -1 : 0;
+	if (xprt->xp_ops != &listener_ops)
+		return -1;
+	l = to_lst(xprt);
+	pthread_mutex_lock(&l->sl_lock);
+	if (rpcrdma_optsrc_update(&l->sl_src, opts, err, sizeof(err))) {
+		pthread_mutex_unlock(&l->sl_lock);
+		if (l->sl_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+			fprintf(stderr, "rpcrdma: options not changed: %s\n", err);
+		return -1;
+	}
+	rpcrdma_options_update(&l->sl_opts, opts, RPCRDMA_CS_SERVER, err, sizeof(err));
+	for (c = l->sl_conns; c; c = c->sc_next)
+		rc |= rpcrdma_xprt_set_options(&c->sc_x, opts);
+	pthread_mutex_unlock(&l->sl_lock);
+	return rc ? -1 : 0;
 }
 
 /*

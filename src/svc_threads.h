@@ -65,6 +65,7 @@ struct svc_rdma_listener {
 	SVCXPRT sl_xprt;
 	SVCXPRT_EXT sl_ext;
 	struct rpcrdma_options sl_opts;
+	struct rpcrdma_optsrc sl_src;	/* configuration read at creation */
 	struct rdma_event_channel *sl_ch;
 	struct rdma_cm_id *sl_id;
 	pthread_mutex_t sl_lock;

@@ -1,6 +1,6 @@
 /*
- * Transport glue shared by client and server: tunable defaults, endpoint
- * setup sized from the options, RFC 8797 threshold negotiation, and the
+ * Transport glue shared by client and server: the options a handle runs
+ * with, endpoint setup sized from them, RFC 8797 threshold negotiation, and the
  * pull-up Send path through the send-context ring.
  */
 #include "config.h"
@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "transport.h"
+
+extern char **environ;
 
 int rpcrdma_debug;
 
@@ -30,108 +32,43 @@ void rpcrdma_dbg(const char *fmt, ...)
 	va_end(ap);
 }
 
-void rpcrdma_options_init(struct rpcrdma_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->ro_max_requests = 32;
-	o->ro_inline_send = 4096;
-	o->ro_inline_recv = 4096;
-	o->ro_signal_every = 8;
-	o->ro_page_threshold = 1024;
-	o->ro_connect_timeout_ms = 5000;
-	o->ro_max_inline_data = 256;
-	o->ro_send_strategy = RPCRDMA_SEND_AUTO;
-	o->ro_inline_cutoff = 256;
-	o->ro_mapped_min = 8192;
-	o->ro_mr_cache = 0;
-	o->ro_busy_poll_us = RPCRDMA_DEFAULT_BUSY_POLL_US;
-	o->ro_max_reply = RPCRDMA_DEFAULT_MAX_REPLY;
-	/* The process-wide default strategy, e.g. RPCRDMA_SEND_STRATEGY=mapped. */
-	{
-		const char *env = getenv("RPCRDMA_SEND_STRATEGY");
-		int st = env ? rpcrdma_strategy_from_name(env) : -1;
-
-		if (st >= 0)
-			o->ro_send_strategy = (uint32_t)st;
-	}
-	/* How long a waiter spins on the CQ before it sleeps, in µs. */
-	{
-		const char *env = getenv("RPCRDMA_BUSY_POLL_US");
-		char *end;
-		unsigned long v;
-
-		if (env && *env) {
-			v = strtoul(env, &end, 10);
-			if (!*end && v <= RPCRDMA_MAX_BUSY_POLL_US)
-				o->ro_busy_poll_us = (uint32_t)v;
-		}
-	}
-	/* Service threads of a server, e.g. RPCRDMA_SVC_THREADS=4. */
-	{
-		const char *env = getenv("RPCRDMA_SVC_THREADS");
-		char *end;
-		unsigned long v;
-
-		if (env && *env) {
-			v = strtoul(env, &end, 10);
-			if (!*end)
-				o->ro_svc_threads = v > RPCRDMA_MAX_SVC_THREADS ?
-					RPCRDMA_MAX_SVC_THREADS : (uint32_t)v;
-		}
-	}
-}
-
 /*
- * Bring every tunable into the range the wire and the code can honour.
- * Inline sizes are what RFC 8797 can express (1..256 KiB in 1 KiB steps);
- * rounding here means what we offer is exactly what we provision.
+ * Read the configuration for one handle being created and print what is
+ * wrong with it, at the handle's log level.  The file is RPCRDMA_CONF when
+ * set (and must then exist), else $(sysconfdir)/rpcrdma.conf.
  */
-void rpcrdma_options_sanitize(struct rpcrdma_options *o)
+int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
+			  const struct rpcrdma_options *o, unsigned int role)
 {
-	if (o->ro_max_requests < 1)
-		o->ro_max_requests = 1;
-	if (o->ro_max_requests > 1024)
-		o->ro_max_requests = 1024;
-	if (o->ro_inline_send < RPCRDMA_CM_MIN_INLINE)
-		o->ro_inline_send = RPCRDMA_CM_MIN_INLINE;
-	if (o->ro_inline_send > RPCRDMA_CM_MAX_INLINE)
-		o->ro_inline_send = RPCRDMA_CM_MAX_INLINE;
-	o->ro_inline_send -= o->ro_inline_send % 1024;
-	if (o->ro_inline_recv < RPCRDMA_CM_MIN_INLINE)
-		o->ro_inline_recv = RPCRDMA_CM_MIN_INLINE;
-	if (o->ro_inline_recv > RPCRDMA_CM_MAX_INLINE)
-		o->ro_inline_recv = RPCRDMA_CM_MAX_INLINE;
-	o->ro_inline_recv -= o->ro_inline_recv % 1024;
-	if (o->ro_signal_every < 1)
-		o->ro_signal_every = 1;
-	if (o->ro_connect_timeout_ms < 1)
-		o->ro_connect_timeout_ms = 1;
-	if (o->ro_send_strategy > RPCRDMA_SEND_MAPPED)
-		o->ro_send_strategy = RPCRDMA_SEND_AUTO;
-	if (o->ro_max_inline_data > 4096)
-		o->ro_max_inline_data = 4096;
-	if (o->ro_busy_poll_us > RPCRDMA_MAX_BUSY_POLL_US)
-		o->ro_busy_poll_us = RPCRDMA_MAX_BUSY_POLL_US;
-	if (o->ro_svc_threads > RPCRDMA_MAX_SVC_THREADS)
-		o->ro_svc_threads = RPCRDMA_MAX_SVC_THREADS;
-	if (o->ro_max_reply > RPCRDMA_MAX_REPLY)
-		o->ro_max_reply = RPCRDMA_MAX_REPLY;
-	if (o->ro_call_chunks > RPCRDMA_CALL_CHUNKS_LONG)
-		o->ro_call_chunks = RPCRDMA_CALL_CHUNKS_AUTO;
-	if (o->ro_reply_chunks > RPCRDMA_REPLY_CHUNK_NEVER)
-		o->ro_reply_chunks = RPCRDMA_REPLY_CHUNK_AUTO;
+	const char *named = getenv("RPCRDMA_CONF");
+	struct rpcrdma_options in_force;
+	char err[512];
+	const char *d;
+	bool is_err;
+	size_t i;
+	int rc;
+
+	rc = rpcrdma_optsrc_init(src, o, role, named ? named : RPCRDMA_CONF_FILE,
+				 named != NULL, environ, err, sizeof(err));
+	rpcrdma_optsrc_resolve(src, NULL, &in_force);
+	if (in_force.ro_log_level >= RPCRDMA_LOG_DEBUG)
+		__atomic_store_n(&rpcrdma_debug, 1, __ATOMIC_RELAXED);
+	for (i = 0; src->os_conf && (d = rpcrdma_conf_diag(src->os_conf, i, &is_err)); i++)
+		if (in_force.ro_log_level >= (is_err ? RPCRDMA_LOG_ERROR :
+					      RPCRDMA_LOG_WARNING))
+			fprintf(stderr, "rpcrdma: %s%s\n", is_err ? "" : "warning: ", d);
+	if (rc && err[0] && in_force.ro_log_level >= RPCRDMA_LOG_ERROR)
+		fprintf(stderr, "rpcrdma: %s %s not created: %s\n",
+			role == RPCRDMA_CS_CLIENT ? "client" : "server",
+			role == RPCRDMA_CS_CLIENT ? "handle" : "listener", err);
+	return rc;
 }
 
-int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
+static int xprt_init(struct rpcrdma_xprt *x)
 {
 	int rc;
 
-	memset(x, 0, sizeof(*x));
-	if (o)
-		x->rx_opts = *o;
-	else
-		rpcrdma_options_init(&x->rx_opts);
-	rpcrdma_options_sanitize(&x->rx_opts);
+	rpcrdma_optsrc_resolve(x->rx_src, NULL, &x->rx_opts);
 	/* Until the peer says otherwise, RFC 8166's 1 KiB each way. */
 	x->rx_send_max = RPCRDMA_DEFAULT_INLINE;
 	x->rx_recv_max = x->rx_opts.ro_inline_recv;
@@ -156,10 +93,72 @@ int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 	return rc;
 }
 
-/* One send buffer per credit: a Send never waits for more than its credit. */
+/* A client: its own configuration, read now.  -EINVAL: bad options. */
+int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
+{
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	x->rx_src = &x->rx_own_src;
+	rc = rpcrdma_options_setup(&x->rx_own_src, o, RPCRDMA_CS_CLIENT);
+	if (!rc)
+		rc = xprt_init(x);
+	if (rc)
+		rpcrdma_optsrc_fini(&x->rx_own_src);
+	return rc;
+}
+
+/*
+ * Live keys changed by the program on one transport (clnt_control
+ * RPCRDMA_CLSET_OPTIONS, svc_rdma_set_options): 0, or -EINVAL reported
+ * like a bad field at creation.
+ */
+int rpcrdma_xprt_set_options(struct rpcrdma_xprt *x,
+			     const struct rpcrdma_options *change)
+{
+	char err[256];
+	int rc;
+
+	pthread_mutex_lock(&x->rx_lock);
+	rc = rpcrdma_options_update(&x->rx_opts, change, x->rx_src->os_role,
+				    err, sizeof(err));
+	pthread_mutex_unlock(&x->rx_lock);
+	if (rc && x->rx_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+		fprintf(stderr, "rpcrdma: options not changed: %s\n", err);
+	return rc;
+}
+
+/* A server's connection: the listener's configuration, kept alive by it. */
+int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
+			   const struct rpcrdma_optsrc *src)
+{
+	memset(x, 0, sizeof(*x));
+	x->rx_src = src;
+	return xprt_init(x);
+}
+
+/*
+ * One send buffer per credit: a Send never waits for more than its credit.
+ * The device is known now: its [device] section applies from here on,
+ * before the QP is created (only keys that size no buffer may be set
+ * there, so what was allocated from the first resolution still fits).
+ */
 int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 {
-	struct rpcrdma_ep_attr a = {
+	const char *dev = rpcrdma_ep_device_name(&x->rx_ep);
+	struct rpcrdma_ep_attr a;
+	int rc;
+
+	rpcrdma_optsrc_resolve(x->rx_src, dev, &x->rx_opts);
+	RPCRDMA_DBG("options on device %s: strategy %u max_inline_data %u",
+		    dev ? dev : "?", x->rx_opts.ro_send_strategy,
+		    x->rx_opts.ro_max_inline_data);
+	x->rx_mrs.mt_max_cached = x->rx_opts.ro_mr_cache;
+	rc = rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
+				  x->rx_opts.ro_signal_every);
+	if (rc)
+		return rc;
+	a = (struct rpcrdma_ep_attr){
 		.ea_nrecv = nrecv,
 		.ea_recv_size = x->rx_opts.ro_inline_recv,
 		.ea_nsend = x->rx_opts.ro_max_requests,
@@ -168,8 +167,7 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		.ea_max_sge = RPCRDMA_XDRBUF_MAX_SEGS + 1,
 		.ea_nrw = x->rx_nrw,
 	};
-
-	int rc = rpcrdma_ep_setup(&x->rx_ep, &a);
+	rc = rpcrdma_ep_setup(&x->rx_ep, &a);
 
 	x->rx_stats.rs_inline_granted = x->rx_ep.re_inline_granted;
 	return rc;
@@ -205,6 +203,8 @@ void rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 	rpcrdma_relq_fini(&x->rx_rel);
 	pthread_cond_destroy(&x->rx_sendctx_cond);
 	pthread_mutex_destroy(&x->rx_lock);
+	if (x->rx_src == &x->rx_own_src)
+		rpcrdma_optsrc_fini(&x->rx_own_src);
 }
 
 /* Every wait in the library is against CLOCK_MONOTONIC deadlines. */
@@ -455,8 +455,7 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 			    const struct rpcrdma_release *rel,
 			    uint64_t *seqp, int *queuedp)
 {
-	enum rpcrdma_strategy forced =
-		(enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
+	enum rpcrdma_strategy forced;
 	struct rpcrdma_send_limits sl;
 	struct rpcrdma_msg_shape ms;
 	struct rpcrdma_choice ch;
@@ -466,6 +465,7 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 	*seqp = 0;
 	*queuedp = 0;
 	pthread_mutex_lock(&x->rx_lock);
+	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	send_limits(x, &sl);
 	/* Any memory can be registered when needed (counted). */
 	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, true, &ms);

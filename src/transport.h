@@ -12,20 +12,16 @@
 #include "chooser.h"
 #include "mr.h"
 #include "release.h"
+#include "options.h"
 #include "rpc_rdma.h"
 #include "sendctx.h"
 #include "verbs.h"
 #include "xdr_buf.h"
 
 #define RPCRDMA_WC_BATCH 16
-/* ro_busy_poll_us: the default (see rpcrdma_options_init(3)) and bound. */
-#define RPCRDMA_DEFAULT_BUSY_POLL_US 300
-#define RPCRDMA_MAX_BUSY_POLL_US 1000000
 /* ro_max_reply: 1 MiB of data plus room for any RPC and NFS header. */
 #define RPCRDMA_DEFAULT_MAX_REPLY (1024 * 1024 + 4096)
 #define RPCRDMA_MAX_REPLY	(64u * 1024 * 1024)
-/* ro_svc_threads: more would only contend for the same CQs. */
-#define RPCRDMA_MAX_SVC_THREADS 64
 
 struct rpcrdma_xprt {
 	struct rpcrdma_ep rx_ep;
@@ -50,10 +46,19 @@ struct rpcrdma_xprt {
 	 */
 	void (*rx_reap)(void *arg);
 	void *rx_reap_arg;
+	/* What the options were resolved from, again once the device is
+	 * known: a client's own, a server connection's its listener's. */
+	const struct rpcrdma_optsrc *rx_src;
+	struct rpcrdma_optsrc rx_own_src;
 };
 
-void rpcrdma_options_sanitize(struct rpcrdma_options *o);
+int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
+			  const struct rpcrdma_options *o, unsigned int role);
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o);
+int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
+			   const struct rpcrdma_optsrc *src);
+int rpcrdma_xprt_set_options(struct rpcrdma_xprt *x,
+			     const struct rpcrdma_options *change);
 int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv);
 void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 			    uint8_t len);
@@ -76,7 +81,7 @@ void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
 int rpcrdma_xprt_repost(struct rpcrdma_xprt *x, struct rpcrdma_rep *rep);
 int rpcrdma_cond_init(pthread_cond_t *c);
 
-/* Transport tracing to stderr when RPCRDMA_DEBUG is set in the environment. */
+/* Transport tracing to stderr: RPCRDMA_DEBUG, or a handle with log_level debug. */
 extern int rpcrdma_debug;
 void rpcrdma_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define RPCRDMA_DBG(...) do { if (rpcrdma_debug) rpcrdma_dbg(__VA_ARGS__); } while (0)

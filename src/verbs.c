@@ -218,6 +218,13 @@ static int alloc_region(struct rpcrdma_ep *ep, uint32_t n, uint32_t size,
 	return 0;
 }
 
+const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
+{
+	if (!ep->re_id || !ep->re_id->verbs)
+		return NULL;
+	return ibv_get_device_name(ep->re_id->verbs->device);
+}
+
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	uint32_t i;

@@ -97,6 +97,8 @@ struct rpcrdma_ep_attr {
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
+/* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
+const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);
 int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 		       uint8_t pdata_len, int timeout_ms,

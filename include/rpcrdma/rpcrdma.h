@@ -41,9 +41,13 @@ enum rpcrdma_reply_chunks {
 };
 
 /*
- * Every tunable of a transport, with the defaults that
- * rpcrdma_options_init() fills in.  See rpcrdma_options_init(3).
+ * Every tunable of a transport.  rpcrdma_options_init() marks each field
+ * unset (RPCRDMA_OPT_UNSET, ro_source NULL); a field the program sets wins
+ * over the environment and rpcrdma.conf(5), an unset one takes their value
+ * or the built-in default.  See rpcrdma_options_init(3).
  */
+#define RPCRDMA_OPT_UNSET	UINT32_MAX
+
 struct rpcrdma_options {
 	uint32_t ro_max_requests;	/* credits asked (client) / granted (server) */
 	uint32_t ro_inline_send;	/* largest Send we offer to post (RFC 8797) */
@@ -62,7 +66,9 @@ struct rpcrdma_options {
 	uint32_t ro_max_reply;		/* client: Reply chunk size when nothing is known */
 	uint32_t ro_call_chunks;	/* client: enum rpcrdma_call_chunks */
 	uint32_t ro_reply_chunks;	/* client: enum rpcrdma_reply_chunks */
-	uint32_t ro_reserved[3];	/* zero; room to grow without an ABI break */
+	uint32_t ro_call_timeout_ms;	/* client: every call's timeout; 0: clnt_call's */
+	uint32_t ro_log_level;		/* 0 off, 1 error, 2 warning, 3 debug */
+	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -140,6 +146,8 @@ struct rpcrdma_result_buf {
 	size_t rb_len;
 	uint32_t rb_written;		/* out */
 };
+#define RPCRDMA_CLGET_OPTIONS	0x52440003	/* struct rpcrdma_options *: in force */
+#define RPCRDMA_CLSET_OPTIONS	0x52440004	/* struct rpcrdma_options *: live keys set */
 
 RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const char *host, const char *port,
 					rpcprog_t prog, rpcvers_t vers,
@@ -162,6 +170,12 @@ RPCRDMA_EXPORT bool_t svc_rdma_sendreply_async(SVCXPRT *xprt, xdrproc_t xres,
 					       void *res,
 					       void (*done)(void *arg, int status),
 					       void *arg);
+/* The options in force on a listener or one of its connections. */
+RPCRDMA_EXPORT int svc_rdma_get_options(SVCXPRT *xprt,
+					struct rpcrdma_options *opts);
+/* Change live keys on a connection, or a listener and all its connections. */
+RPCRDMA_EXPORT int svc_rdma_set_options(SVCXPRT *xprt,
+					const struct rpcrdma_options *opts);
 
 struct pollfd;
 /* For programs with their own thread or event loop instead of svc_run(). */

@@ -309,7 +309,9 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
-	int sleep_test = 0;
+	int sleep_test = 0, expect = -1, live = -1;
+	long expect_granted = -1;
+	struct rpcrdma_options in_force;
 	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
 	const unsigned inline_max = 4096 - 28 - 40 - 4;
@@ -324,8 +326,22 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANS")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:")) != -1) {
 		switch (c) {
+		/* -e: the strategy the configuration must have forced (not
+		 * set here); -g: the inline size the QP must have granted. */
+		case 'e':
+			expect = strategy_parse(optarg);
+			if (expect < 0)
+				die("unknown strategy %s", optarg);
+			break;
+		case 'g': expect_granted = atol(optarg); break;
+		/* -L: a strategy set on the live handle (CLSET_OPTIONS). */
+		case 'L':
+			live = strategy_parse(optarg);
+			if (live < 0)
+				die("unknown strategy %s", optarg);
+			break;
 		case 'S': sleep_test = 1; break;
 		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
@@ -368,8 +384,37 @@ int main(int argc, char **argv)
 			usleep(200 * 1000);
 		}
 	}
+	/* Before the first call, so that every Send counted is by it. */
+	if (live >= 0) {
+		struct rpcrdma_options ch;
+
+		rpcrdma_options_init(&ch);
+		ch.ro_send_strategy = (uint32_t)live;
+		if (!clnt_control(cl, RPCRDMA_CLSET_OPTIONS, (char *)&ch))
+			die("RPCRDMA_CLSET_OPTIONS refused");
+		/* A key that cannot change on a live handle is refused. */
+		rpcrdma_options_init(&ch);
+		ch.ro_max_requests = 4;
+		if (clnt_control(cl, RPCRDMA_CLSET_OPTIONS, (char *)&ch))
+			die("RPCRDMA_CLSET_OPTIONS changed max_requests");
+		expect = live;
+	}
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));
+	if (!clnt_control(cl, RPCRDMA_CLGET_OPTIONS, (char *)&in_force))
+		die("RPCRDMA_CLGET_OPTIONS refused");
+	printf("client: in force: send_strategy %u max_inline_data %u\n",
+	       in_force.ro_send_strategy, in_force.ro_max_inline_data);
+	if (expect >= 0) {
+		if (in_force.ro_send_strategy != (uint32_t)expect)
+			die("send_strategy in force %u, expected %d",
+			    in_force.ro_send_strategy, expect);
+		strategy = expect;
+	}
+	if (expect_granted >= 0 &&
+	    stats(cl).rs_inline_granted != (uint64_t)expect_granted)
+		die("inline granted %llu, expected %ld",
+		    (unsigned long long)stats(cl).rs_inline_granted, expect_granted);
 	if (kill_flag)
 		return killed_server(cl, kill_flag);
 	if (bench_secs > 0)
@@ -409,7 +454,8 @@ int main(int argc, char **argv)
 		die("mapped Sends from unregistered memory registered nothing");
 	/* One buffer, reused: a cache registers it a page range at a time,
 	 * not once per Send. */
-	if (o.ro_mr_cache && strategy == RPCRDMA_SEND_MAPPED &&
+	if (o.ro_mr_cache != RPCRDMA_OPT_UNSET && o.ro_mr_cache &&
+	    strategy == RPCRDMA_SEND_MAPPED &&
 	    s.rs_hardway_register_count > 16)
 		die("the registration cache registered %llu times",
 		    (unsigned long long)s.rs_hardway_register_count);

@@ -176,17 +176,27 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
-	int own_loop = 0, strategy = -1;
+	int own_loop = 0, strategy = -1, live = -1;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats st;
 	FILE *f;
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
+			break;
+		case 'L':	/* a strategy set on the live listener */
+			strategy = live = strategy_parse(optarg);
+			if (live < 0)
+				return 2;
+			break;
+		case 'e':	/* the strategy the configuration must force */
+			strategy = strategy_parse(optarg);
+			if (strategy < 0)
+				return 2;
 			break;
 		case 'j':
 			o.ro_svc_threads = (uint32_t)atoi(optarg);
@@ -215,6 +225,18 @@ int main(int argc, char **argv)
 	if (!listener) {
 		clnt_pcreateerror("svc_rdma_create");
 		return 1;
+	}
+	if (live >= 0) {
+		struct rpcrdma_options ch;
+
+		rpcrdma_options_init(&ch);
+		ch.ro_send_strategy = (uint32_t)live;
+		if (svc_rdma_set_options(listener, &ch) ||
+		    svc_rdma_get_options(listener, &o) ||
+		    o.ro_send_strategy != (uint32_t)live) {
+			fprintf(stderr, "svc_rdma_set_options failed\n");
+			return 1;
+		}
 	}
 	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL)) {
 		fprintf(stderr, "svc_reg failed\n");

@@ -1,0 +1,63 @@
+/*
+ * The key table: every tunable of the transports, once.  A row gives the
+ * key's name (also its RPCRDMA_<KEY> variable and its ro_<key> field), type,
+ * range, default, where it may be set, and a one-line summary; the parser,
+ * rpcrdma_options_init(), rpcrdma-conf and the man-page test all read it.
+ */
+#include <stddef.h>
+#include <rpcrdma/rpcrdma.h>
+#include "options.h"
+
+static const char *const strategies[] = { "auto", "inline", "pullup", "mapped", NULL };
+static const char *const levels[] = { "off", "error", "warning", "debug", NULL };
+static const char *const call_chunks[] = { "auto", "read", "long", NULL };
+static const char *const reply_chunks[] = { "auto", "always", "never", NULL };
+
+#define C RPCRDMA_CS_CLIENT
+#define S RPCRDMA_CS_SERVER
+#define D RPCRDMA_CS_DEVICE
+#define L RPCRDMA_CS_LIVE
+#define OFF(f) offsetof(struct rpcrdma_options, f)
+
+const struct rpcrdma_conf_key rpcrdma_keys[] = {
+	{ "max_requests", RPCRDMA_CT_UINT, 1, 1024, 32, 0, 0, NULL, C | S,
+	  OFF(ro_max_requests), "credits asked (client) or granted (server)" },
+	{ "inline_send", RPCRDMA_CT_SIZE, 1024, 262144, 4096, 1024, 0, NULL, C | S,
+	  OFF(ro_inline_send), "largest Send offered (RFC 8797); send buffer size" },
+	{ "inline_recv", RPCRDMA_CT_SIZE, 1024, 262144, 4096, 1024, 0, NULL, C | S,
+	  OFF(ro_inline_recv), "largest Send received (RFC 8797); receive buffer size" },
+	{ "max_inline_data", RPCRDMA_CT_SIZE, 0, 4096, 256, 0, 0, NULL, C | S | D,
+	  OFF(ro_max_inline_data), "IBV_SEND_INLINE size asked at QP creation" },
+	{ "send_strategy", RPCRDMA_CT_ENUM, 0, 3, RPCRDMA_SEND_AUTO, 0, 0, strategies,
+	  C | S | D | L, OFF(ro_send_strategy), "how Sends are built: auto, inline, pullup, mapped" },
+	{ "inline_cutoff", RPCRDMA_CT_SIZE, 0, 262144, 256, 0, 0, NULL, C | S | D | L,
+	  OFF(ro_inline_cutoff), "auto: largest Send posted inline" },
+	{ "mapped_min", RPCRDMA_CT_SIZE, 0, 1u << 30, 8192, 0, 0, NULL, C | S | D | L,
+	  OFF(ro_mapped_min), "auto: referenced bytes from which a message is mapped" },
+	{ "signal_every", RPCRDMA_CT_UINT, 1, 1024, 8, 0, 0, NULL, C | S | D,
+	  OFF(ro_signal_every), "signal one unsignaled Send in this many" },
+	{ "page_threshold", RPCRDMA_CT_SIZE, 0, 1u << 30, 1024, 0, 0, NULL, C | S | D | L,
+	  OFF(ro_page_threshold), "opaques this long are referenced, not copied; 0: never" },
+	{ "mr_cache", RPCRDMA_CT_UINT, 0, 65536, 0, 0, 0, NULL, C | S | D,
+	  OFF(ro_mr_cache), "hot-path registrations kept for reuse; 0: none" },
+	{ "busy_poll_us", RPCRDMA_CT_DURATION, 0, 1000000, 300, 0, 1, NULL, C | S | L,
+	  OFF(ro_busy_poll_us), "spin on the CQ this long before sleeping" },
+	{ "svc_threads", RPCRDMA_CT_UINT, 0, 64, 0, 0, 0, NULL, S,
+	  OFF(ro_svc_threads), "server: service threads; 0: svc_run() serves" },
+	{ "connect_timeout_ms", RPCRDMA_CT_DURATION, 1, 600000, 5000, 0, 1000, NULL, C,
+	  OFF(ro_connect_timeout_ms), "client: bound on resolution and connection" },
+	{ "call_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 0, 0, 1000, NULL, C,
+	  OFF(ro_call_timeout_ms), "client: timeout of every call; 0: clnt_call's" },
+	{ "source", RPCRDMA_CT_STRING, 0, 0, 0, 0, 0, NULL, C,
+	  OFF(ro_source), "client: local address to connect from" },
+	{ "max_reply", RPCRDMA_CT_SIZE, 0, 64u << 20, (1u << 20) + 4096, 0, 0, NULL, C,
+	  OFF(ro_max_reply), "client: Reply chunk offered when a Reply's size is unknown; 0: none" },
+	{ "call_chunks", RPCRDMA_CT_ENUM, 0, 2, RPCRDMA_CALL_CHUNKS_AUTO, 0, 0, call_chunks,
+	  C, OFF(ro_call_chunks), "client: Calls over the threshold: auto, read, long" },
+	{ "reply_chunks", RPCRDMA_CT_ENUM, 0, 2, RPCRDMA_REPLY_CHUNK_AUTO, 0, 0, reply_chunks,
+	  C, OFF(ro_reply_chunks), "client: when a Reply chunk is offered: auto, always, never" },
+	{ "log_level", RPCRDMA_CT_ENUM, 0, 3, RPCRDMA_LOG_WARNING, 0, 0, levels, C | S,
+	  OFF(ro_log_level), "messages to stderr: off, error, warning, debug" },
+};
+
+const size_t rpcrdma_nkeys = sizeof(rpcrdma_keys) / sizeof(rpcrdma_keys[0]);

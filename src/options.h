@@ -1,0 +1,74 @@
+/*
+ * The options a handle runs with: the key table (conf_keys.c), and the
+ * layers read once at creation (the program's fields, the environment,
+ * rpcrdma.conf and conf.d) resolved by precedence, again per device.
+ */
+#ifndef RPCRDMA_OPTIONS_H
+#define RPCRDMA_OPTIONS_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <rpcrdma/rpcrdma.h>
+#include "conf.h"
+
+extern const struct rpcrdma_conf_key rpcrdma_keys[];
+extern const size_t rpcrdma_nkeys;
+
+/* ro_log_level / log_level. */
+enum {
+	RPCRDMA_LOG_OFF,
+	RPCRDMA_LOG_ERROR,
+	RPCRDMA_LOG_WARNING,
+	RPCRDMA_LOG_DEBUG,
+};
+
+/* What a handle was created with, kept to resolve again per device. */
+struct rpcrdma_optsrc {
+	struct rpcrdma_conf *os_conf;		/* files and environment */
+	struct rpcrdma_options os_handle;	/* the program's; all unset for NULL */
+	unsigned int os_role;			/* RPCRDMA_CS_CLIENT or _SERVER */
+	/* os_handle may change while connections resolve from it (a
+	 * server's listener): resolution and updates hold os_lock. */
+	pthread_mutex_t os_lock;
+};
+
+/*
+ * Read the configuration FILE (and FILE.d; must_exist when the program or
+ * RPCRDMA_CONF named it) and envp, and check every field the program set.
+ * 0; -EINVAL when a file, a variable or a field is bad (the conf's
+ * diagnostics and err say why); -ENOMEM.  src needs fini either way.
+ */
+int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
+			const struct rpcrdma_options *handle, unsigned int role,
+			const char *file, bool must_exist, char *const *envp,
+			char *err, size_t errlen);
+void rpcrdma_optsrc_fini(struct rpcrdma_optsrc *src);
+
+/*
+ * Change the live keys (RPCRDMA_CS_LIVE) that `change` sets, in `live`:
+ * all or none.  -EINVAL, with err saying why, when a set field is not a
+ * live key of this role or is out of range.
+ */
+int rpcrdma_options_update(struct rpcrdma_options *live,
+			   const struct rpcrdma_options *change,
+			   unsigned int role, char *err, size_t errlen);
+/* The same into the handle layer, for connections resolved later. */
+int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
+			  const struct rpcrdma_options *change,
+			  char *err, size_t errlen);
+
+/* The options in force on device (NULL: not known yet). */
+void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
+			    const char *device, struct rpcrdma_options *out);
+/* One key's value and where it came from. */
+void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
+			const char *device, uint64_t *val, const char **str,
+			struct rpcrdma_conf_origin *origin);
+
+/* The configuration file when RPCRDMA_CONF does not name one. */
+#ifndef RPCRDMA_SYSCONFDIR
+#define RPCRDMA_SYSCONFDIR "/etc"
+#endif
+#define RPCRDMA_CONF_FILE RPCRDMA_SYSCONFDIR "/rpcrdma.conf"
+
+#endif /* RPCRDMA_OPTIONS_H */
