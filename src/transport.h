@@ -46,6 +46,8 @@ struct rpcrdma_xprt {
 	 */
 	void (*rx_reap)(void *arg);
 	void *rx_reap_arg;
+	uint32_t rx_extra_wr;		/* send queue room for binds and
+					   invalidations (client windows) */
 };
 
 void rpcrdma_options_sanitize(struct rpcrdma_options *o);

@@ -324,9 +324,15 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANS")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSX:")) != -1) {
 		switch (c) {
 		case 'S': sleep_test = 1; break;
+		case 'X':	/* when to offer a Reply chunk */
+			o.ro_reply_chunks = !strcmp(optarg, "always") ?
+				RPCRDMA_REPLY_CHUNK_ALWAYS :
+				!strcmp(optarg, "never") ?
+				RPCRDMA_REPLY_CHUNK_NEVER : RPCRDMA_REPLY_CHUNK_AUTO;
+			break;
 		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
