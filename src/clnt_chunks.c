@@ -144,6 +144,23 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 				&plan);
 	if (err)
 		return err;
+	/*
+	 * A Reply chunk offered only because the Reply's size is unknown
+	 * takes 20 bytes of the Call's inline room: when that alone pushes
+	 * the Call into Read chunks, keep the Call inline and offer none
+	 * (Read chunks cost an RDMA Read, and a server may not take them).
+	 */
+	if (reply_len && plan.cp_kind != RPCRDMA_CALL_INLINE && !max_reply &&
+	    x->rx_opts.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO &&
+	    x->rx_opts.ro_call_chunks == RPCRDMA_CALL_CHUNKS_AUTO &&
+	    (uint64_t)xb->xb_len + cl.cl_hdr_base -
+	    rpcrdma_reply_chunk_size(1) <= cl.cl_peer_inline) {
+		reply_len = 0;
+		cl.cl_hdr_base -= rpcrdma_reply_chunk_size(1);
+		err = rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_AUTO, &plan);
+		if (err)
+			return err;
+	}
 
 	memset(&h, 0, sizeof(h));
 	h.rh_xid = xid;
