@@ -14,6 +14,7 @@
 static void rc_reset(struct rpcrdma_req_chunks *rc)
 {
 	rpcrdma_regset_init(&rc->rc_regs);
+	rc->rc_mw_bound = false;
 	rc->rc_has_write = false;
 	rc->rc_has_reply = false;
 	rc->rc_rb = NULL;
@@ -60,6 +61,49 @@ static int marshal_reads(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 	return 0;
 }
 
+int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc)
+{
+	int err = rpcrdma_mw_init(&x->rx_ep, &rc->rc_mw, rc->rc_reply_buf,
+				  rc->rc_reply_cap);
+
+	rc->rc_mw_ready = !err;
+	return err;
+}
+
+void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *rc)
+{
+	if (rc->rc_mw_ready)
+		rpcrdma_mw_fini(&rc->rc_mw);
+	rc->rc_mw_ready = false;
+}
+
+/*
+ * The Reply chunk over the slot's buffer: a window bound for this RPC
+ * (a work request ordered before the Send, so it is valid when the peer
+ * learns the rkey), or a per-RPC MR where windows are not available.
+ */
+static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+			 uint32_t len)
+{
+	struct rpcrdma_segment *seg = &rc->rc_reply.rc_segs[0];
+
+	rc->rc_reply.rc_nsegs = 1;
+	if (rc->rc_mw_allowed && !rc->rc_mw_ready)
+		rc->rc_mw_allowed = !rpcrdma_clnt_mw_setup(x, rc);
+	if (!rc->rc_mw_ready || rc->rc_mw.mw_bound)
+		return add_reg(x, rc, rc->rc_reply_buf, len, 1, 0, seg);
+	if (rpcrdma_mw_bind(&x->rx_ep, &rc->rc_mw, rc->rc_reply_buf, len))
+		return -ENOMEM;
+	rc->rc_mw_bound = true;
+	rc->rc_nregs++;
+	RPCRDMA_DBG("client: window %p bound, rkey %#x", (void *)&rc->rc_mw,
+		    rc->rc_mw.mw_rkey);
+	seg->rs_handle = rc->rc_mw.mw_rkey;
+	seg->rs_length = len;
+	seg->rs_offset = (uint64_t)(uintptr_t)rc->rc_reply_buf;
+	return 0;
+}
+
 /* One-segment chunk over [addr, addr+len), remote write only. */
 static int marshal_chunk(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 			 void *addr, uint32_t len, int caller,
@@ -100,6 +144,23 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 				&plan);
 	if (err)
 		return err;
+	/*
+	 * A Reply chunk offered only because the Reply's size is unknown
+	 * takes 20 bytes of the Call's inline room: when that alone pushes
+	 * the Call into Read chunks, keep the Call inline and offer none
+	 * (Read chunks cost an RDMA Read, and a server may not take them).
+	 */
+	if (reply_len && plan.cp_kind != RPCRDMA_CALL_INLINE && !max_reply &&
+	    x->rx_opts.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO &&
+	    x->rx_opts.ro_call_chunks == RPCRDMA_CALL_CHUNKS_AUTO &&
+	    (uint64_t)xb->xb_len + cl.cl_hdr_base -
+	    rpcrdma_reply_chunk_size(1) <= cl.cl_peer_inline) {
+		reply_len = 0;
+		cl.cl_hdr_base -= rpcrdma_reply_chunk_size(1);
+		err = rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_AUTO, &plan);
+		if (err)
+			return err;
+	}
 
 	memset(&h, 0, sizeof(h));
 	h.rh_xid = xid;
@@ -121,8 +182,7 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 		}
 	}
 	if (!err && reply_len) {
-		err = marshal_chunk(x, rc, rc->rc_reply_buf, reply_len, 0,
-				    &rc->rc_reply);
+		err = marshal_reply(x, rc, reply_len);
 		if (!err) {
 			rc->rc_has_reply = true;
 			h.rh_has_reply = true;
@@ -130,12 +190,12 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 		}
 	}
 	if (err) {
-		rpcrdma_clnt_release(rc, 0);
+		rpcrdma_clnt_release(x, rc, 0);
 		return err;
 	}
 	n = rpcrdma_hdr_encode(rc->rc_hdr, sizeof(rc->rc_hdr), &h);
 	if (n < 0) {
-		rpcrdma_clnt_release(rc, 0);
+		rpcrdma_clnt_release(x, rc, 0);
 		return (int)n;
 	}
 	rc->rc_hdrlen = (uint32_t)n;
@@ -208,9 +268,23 @@ bad:
 	return -EBADMSG;
 }
 
-unsigned int rpcrdma_clnt_release(struct rpcrdma_req_chunks *rc, int caller_only)
+/*
+ * A window is invalidated by a work request: posted here, executed before
+ * anything posted later on the QP (the slot's next bind included).
+ */
+unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
+				  struct rpcrdma_req_chunks *rc, int caller_only)
 {
-	if (!rc->rc_regs.rg_n)
-		return 0;
-	return rpcrdma_regset_release(&rc->rc_regs, caller_only);
+	unsigned int n = 0;
+
+	if (!caller_only && rc->rc_mw_bound) {
+		rc->rc_mw_bound = false;
+		if (!rpcrdma_mw_invalidate(&x->rx_ep, &rc->rc_mw))
+			n++;
+		RPCRDMA_DBG("client: window %p invalidated, rkey %#x",
+			    (void *)&rc->rc_mw, rc->rc_mw.mw_rkey);
+	}
+	if (rc->rc_regs.rg_n)
+		n += rpcrdma_regset_release(&rc->rc_regs, caller_only);
+	return n;
 }

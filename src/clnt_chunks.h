@@ -17,6 +17,13 @@ struct rpcrdma_req_chunks {
 	struct rpcrdma_regset rc_regs;
 	char *rc_reply_buf;		/* the slot's Reply chunk target */
 	uint32_t rc_reply_cap;		/* its size (ro_max_reply) */
+	/*
+	 * Where the device has type 2 memory windows, the Reply chunk is a
+	 * window over rc_reply_buf bound per RPC (set up on the slot's first
+	 * Reply chunk); else a per-RPC MR like every other chunk.
+	 */
+	bool rc_mw_allowed, rc_mw_ready, rc_mw_bound;
+	struct rpcrdma_mw rc_mw;
 	bool rc_has_write, rc_has_reply;/* offered on this call */
 	struct rpcrdma_chunk rc_write;	/* the Write chunk offered */
 	struct rpcrdma_chunk rc_reply;	/* the Reply chunk offered */
@@ -62,7 +69,12 @@ void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
  * Revoke remote access (all, or @caller_only).  Returns how many
  * registrations went, for rs_chunk_deregs.
  */
-unsigned int rpcrdma_clnt_release(struct rpcrdma_req_chunks *rc,
-				  int caller_only);
+unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
+				  struct rpcrdma_req_chunks *rc, int caller_only);
+
+/* Set up the slot's window now (the connection probes with it): 0 or
+ * -EOPNOTSUPP.  And undo it, before the endpoint goes. */
+int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc);
+void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *rc);
 
 #endif /* RPCRDMA_CLNT_CHUNKS_H */

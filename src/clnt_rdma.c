@@ -86,7 +86,8 @@ static struct clnt_rdma *to_cr(CLIENT *cl)
  */
 static void free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 {
-	cr->cr_x.rx_stats.rs_chunk_deregs += rpcrdma_clnt_release(&rq->rq_ch, 0);
+	cr->cr_x.rx_stats.rs_chunk_deregs +=
+		rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0);
 	rq->rq_state = RQ_FREE;
 	cr->cr_inflight--;
 }
@@ -214,6 +215,23 @@ static int reap(struct clnt_rdma *cr)
 		for (i = 0; i < n; i++) {
 			struct rpcrdma_cqe *c = wcs[i].wc_ctx;
 
+			if (!wcs[i].wc_ok)
+				RPCRDMA_DBG("client: completion of kind %d: %s",
+					    (int)c->cq_kind, wcs[i].wc_status);
+			/* Window binds and invalidations: only failures matter. */
+			if (c->cq_kind == RPCRDMA_CQE_BIND ||
+			    c->cq_kind == RPCRDMA_CQE_INV) {
+				if (!wcs[i].wc_ok) {
+					RPCRDMA_DBG("client: window %s: %s",
+						    c->cq_kind == RPCRDMA_CQE_BIND ?
+						    "bind" : "invalidate",
+						    wcs[i].wc_status);
+					pthread_mutex_lock(&cr->cr_x.rx_lock);
+					fail_all(cr, -ECONNRESET);
+					pthread_mutex_unlock(&cr->cr_x.rx_lock);
+				}
+				continue;
+			}
 			if (c->cq_kind == RPCRDMA_CQE_SEND) {
 				rpcrdma_xprt_send_done(&cr->cr_x,
 					rpcrdma_container_of(c, struct rpcrdma_sendctx, sc_cqe),
@@ -637,7 +655,7 @@ static uint32_t reply_bound(const struct clnt_rdma *cr, rpcproc_t proc,
 static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			   int caller_only)
 {
-	unsigned int n = rpcrdma_clnt_release(&rq->rq_ch, caller_only);
+	unsigned int n = rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, caller_only);
 
 	if (!n)
 		return;
@@ -823,8 +841,10 @@ static void cr_free(struct clnt_rdma *cr)
 	uint32_t i;
 
 	if (cr->cr_reqs) {
-		for (i = 0; i < cr->cr_nslots; i++)
+		for (i = 0; i < cr->cr_nslots; i++) {
 			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
+			rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
+		}
 		free(cr->cr_reqs);
 	}
 	free(cr->cr_scratch_mem);
@@ -866,7 +886,9 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 		    x->rx_opts.ro_source ? x->rx_opts.ro_source : "any", rc);
 	if (rc)
 		return rc;
-	/* One receive per credit, plus one for a stray or error Reply. */
+	/* One receive per credit, plus one for a stray or error Reply;
+	 * send queue room for a window bind and invalidation per slot. */
+	x->rx_extra_wr = 2 * cr->cr_nslots;
 	rc = rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests + 1);
 	RPCRDMA_DBG("client: endpoint setup: %d, inline granted %u", rc,
 		    x->rx_ep.re_inline_granted);
@@ -877,6 +899,15 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 		if (rc)
 			return rc;
 	}
+	/* Reply chunks through memory windows where the device has them:
+	 * the first slot's window proves it, the others come on first use. */
+	if (cr->cr_reply_mem &&
+	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
+		for (i = 0; i < cr->cr_nslots; i++)
+			cr->cr_reqs[i].rq_ch.rc_mw_allowed = true;
+	RPCRDMA_DBG("client: Reply chunks via %s",
+		    cr->cr_reqs[0].rq_ch.rc_mw_allowed ? "memory windows" :
+		    "per-RPC MRs");
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (rc < 0)
 		return rc;

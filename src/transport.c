@@ -166,6 +166,7 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		.ea_max_inline = x->rx_opts.ro_max_inline_data,
 		.ea_max_sge = RPCRDMA_XDRBUF_MAX_SEGS + 1,
 		.ea_nrw = x->rx_nrw,
+		.ea_extra_wr = x->rx_extra_wr,
 	};
 	rc = rpcrdma_ep_setup(&x->rx_ep, &a);
 

@@ -180,7 +180,7 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		attr.send_cq = ep->re_cq;
 		attr.recv_cq = ep->re_cq;
 		attr.qp_type = IBV_QPT_RC;
-		attr.cap.max_send_wr = a->ea_nsend + a->ea_nrw;
+		attr.cap.max_send_wr = a->ea_nsend + a->ea_nrw + a->ea_extra_wr;
 		attr.cap.max_recv_wr = a->ea_nrecv;
 		attr.cap.max_send_sge = max_sge;
 		attr.cap.max_recv_sge = 1;
@@ -240,7 +240,7 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	if (rc)
 		return rc;
 	ep->re_cq = ibv_create_cq(ep->re_id->verbs,
-				  (int)(a->ea_nsend + a->ea_nrecv + a->ea_nrw), ep,
+				  (int)(a->ea_nsend + a->ea_nrw + a->ea_extra_wr + a->ea_nrecv), ep,
 				  ep->re_comp_ch, 0);
 	if (!ep->re_cq)
 		return -errno;
@@ -499,6 +499,84 @@ struct ibv_mr *rpcrdma_reg_remote(struct rpcrdma_ep *ep, void *addr,
 uint32_t rpcrdma_mr_rkey(const struct ibv_mr *mr)
 {
 	return mr->rkey;
+}
+
+int rpcrdma_mw_init(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *buf,
+		    size_t len)
+{
+	memset(mw, 0, sizeof(*mw));
+	mw->mw_bind_cqe.cq_kind = RPCRDMA_CQE_BIND;
+	mw->mw_inv_cqe.cq_kind = RPCRDMA_CQE_INV;
+	mw->mw_ibv = ibv_alloc_mw(ep->re_pd, IBV_MW_TYPE_2);
+	if (!mw->mw_ibv)
+		return -EOPNOTSUPP;
+	/* Remote write through a window needs local write on its MR. */
+	mw->mw_base = ibv_reg_mr(ep->re_pd, buf, len, IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_MW_BIND);
+	if (!mw->mw_base) {
+		ibv_dealloc_mw(mw->mw_ibv);
+		mw->mw_ibv = NULL;
+		return -EOPNOTSUPP;
+	}
+	mw->mw_rkey = mw->mw_ibv->rkey;
+	return 0;
+}
+
+void rpcrdma_mw_fini(struct rpcrdma_mw *mw)
+{
+	if (mw->mw_ibv)
+		ibv_dealloc_mw(mw->mw_ibv);
+	if (mw->mw_base)
+		ibv_dereg_mr(mw->mw_base);
+	mw->mw_ibv = NULL;
+	mw->mw_base = NULL;
+}
+
+/* Each binding gets a fresh key byte, so an old rkey never matches. */
+int rpcrdma_mw_bind(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
+		    uint32_t len)
+{
+	struct ibv_send_wr wr, *bad;
+	uint32_t rkey = ibv_inc_rkey(mw->mw_rkey);
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uintptr_t)&mw->mw_bind_cqe;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw->mw_ibv;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = mw->mw_base;
+	wr.bind_mw.bind_info.addr = (uintptr_t)addr;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	rc = -ibv_post_send(ep->re_id->qp, &wr, &bad);
+	if (!rc) {
+		/* Type 2 binds by work request leave updating the window's
+		 * rkey to us; the provider names the window by it next time. */
+		mw->mw_ibv->rkey = rkey;
+		mw->mw_rkey = rkey;
+		mw->mw_bound = 1;
+	}
+	return rc;
+}
+
+int rpcrdma_mw_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw)
+{
+	struct ibv_send_wr wr, *bad;
+	int rc;
+
+	if (!mw->mw_bound)
+		return 0;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uintptr_t)&mw->mw_inv_cqe;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = mw->mw_rkey;
+	rc = -ibv_post_send(ep->re_id->qp, &wr, &bad);
+	if (!rc)
+		mw->mw_bound = 0;
+	return rc;
 }
 
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep)

@@ -18,6 +18,8 @@ enum rpcrdma_cqe_kind {
 	RPCRDMA_CQE_SEND,	/* a struct rpcrdma_sendctx */
 	RPCRDMA_CQE_RECV,	/* a struct rpcrdma_rep */
 	RPCRDMA_CQE_RW,		/* a struct rpcrdma_rw_ctx (rdma_rw.h) */
+	RPCRDMA_CQE_BIND,	/* a struct rpcrdma_mw, its bind */
+	RPCRDMA_CQE_INV,	/* a struct rpcrdma_mw, its invalidation */
 };
 
 struct rpcrdma_cqe {
@@ -45,6 +47,20 @@ struct rpcrdma_sge {
 	uint64_t sg_addr;
 	uint32_t sg_len;
 	uint32_t sg_lkey;
+};
+
+/*
+ * A type 2 memory window over one buffer: remote access is granted by
+ * binding it (a work request, no system call) for one RPC and revoked by
+ * invalidating it; the buffer's own MR grants no remote access at all.
+ */
+struct rpcrdma_mw {
+	struct rpcrdma_cqe mw_bind_cqe;
+	struct rpcrdma_cqe mw_inv_cqe;
+	struct ibv_mw *mw_ibv;
+	struct ibv_mr *mw_base;		/* LOCAL_WRITE | MW_BIND */
+	uint32_t mw_rkey;		/* of the current (or last) binding */
+	int mw_bound;			/* bound, not yet invalidated */
 };
 
 /* A connected (or connecting) endpoint: id, QP, one CQ, buffers. */
@@ -93,6 +109,7 @@ struct rpcrdma_ep_attr {
 	uint32_t ea_max_inline;		/* asked; the grant may be less */
 	uint32_t ea_max_sge;		/* asked; bounded by the device */
 	uint32_t ea_nrw;		/* send queue room for RDMA Read/Write */
+	uint32_t ea_extra_wr;		/* send queue room beyond the Sends */
 };
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
@@ -136,6 +153,15 @@ uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr);
 struct ibv_mr *rpcrdma_reg_remote(struct rpcrdma_ep *ep, void *addr,
 				  size_t len, int remote_write);
 uint32_t rpcrdma_mr_rkey(const struct ibv_mr *mr);
+/* -EOPNOTSUPP where the device has no type 2 windows (siw). */
+int rpcrdma_mw_init(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *buf,
+		    size_t len);
+void rpcrdma_mw_fini(struct rpcrdma_mw *mw);
+/* Post a signaled bind of [addr, addr+len), remote write only. */
+int rpcrdma_mw_bind(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
+		    uint32_t len);
+/* Post a signaled local invalidation of the current binding. */
+int rpcrdma_mw_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw);
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_rearm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);

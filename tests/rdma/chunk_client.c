@@ -263,6 +263,60 @@ int main(int argc, char **argv)
 		    (unsigned long long)s.rs_timeouts,
 		    (unsigned long long)s.rs_bad_replies);
 
+	/* A hint that the Reply fits inline: no Reply chunk; forgotten: one. */
+	if (o.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO) {
+		struct rpcrdma_reply_hint rh = { ECHO_BYTES, 200 };
+		char in[100], out[100];
+		struct rpcrdma_stats s0 = stats(cl), s1;
+
+		if (!clnt_control(cl, RPCRDMA_CLSET_REPLY_HINT, (char *)&rh))
+			die("RPCRDMA_CLSET_REPLY_HINT refused");
+		if (echo(cl, in, out, 100, 9, 0, 1) != RPC_SUCCESS)
+			die("hinted echo: %s", clnt_sperror(cl, "ECHO"));
+		s1 = stats(cl);
+		if (s1.rs_reply_chunks != s0.rs_reply_chunks)
+			die("a Reply hinted to fit inline still got a Reply chunk");
+		rh.rh_max_reply = 0;
+		clnt_control(cl, RPCRDMA_CLSET_REPLY_HINT, (char *)&rh);
+		if (echo(cl, in, out, 100, 9, 0, 1) != RPC_SUCCESS)
+			die("unhinted echo: %s", clnt_sperror(cl, "ECHO"));
+		s = stats(cl);
+		if (s.rs_reply_chunks != s1.rs_reply_chunks + 1)
+			die("a Reply of unknown size got no Reply chunk");
+		rh.rh_proc = RPCRDMA_MAX_HINTS;
+		if (clnt_control(cl, RPCRDMA_CLSET_REPLY_HINT, (char *)&rh))
+			die("a hint for procedure %u was taken", RPCRDMA_MAX_HINTS);
+		printf("chunk_client: per-procedure Reply hints honoured\n");
+	}
+	/* A small zero-copy result the peer sends inline: the chunk comes
+	 * back unused and the data still lands in our buffer. */
+	if (zero_copy) {
+		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+		struct rpcrdma_result_buf rb;
+		echo_bytes arg, res;
+		struct rpcrdma_stats s0 = stats(cl);
+
+		if (!in || !out)
+			die("out of memory");
+		fill(in, 100, 5);
+		memset(out, 0, 100);
+		rb = (struct rpcrdma_result_buf){ out, MAXSZ, 12345 };
+		arg = (echo_bytes){ 100, in };
+		res = (echo_bytes){ 0, out };
+		if (clnt_rdma_set_result_buf(cl, &rb) ||
+		    echo_bytes_1(&arg, &res, cl) != RPC_SUCCESS)
+			die("small zero-copy echo: %s", clnt_sperror(cl, "ECHO"));
+		s = stats(cl);
+		if (rb.rb_written || res.echo_bytes_val != out ||
+		    res.echo_bytes_len != 100 || memcmp(out, in, 100) ||
+		    s.rs_write_chunks_unused != s0.rs_write_chunks_unused + 1)
+			die("small zero-copy echo: written %u, unused +%llu",
+			    rb.rb_written, (unsigned long long)
+			    (s.rs_write_chunks_unused - s0.rs_write_chunks_unused));
+		printf("chunk_client: unused Write chunk: data inline, in our buffer\n");
+		free(in);
+		free(out);
+	}
 	if (hostile_test) {
 		hostile(cl, 10, 0, RPC_CANTRECV);
 		hostile(cl, 11, 0, RPC_CANTRECV);

@@ -14,7 +14,9 @@
  *   n = 1       the stale-rkey check: an RDMA Write with the rkey of the
  *               Reply chunk of the previous (finished) RPC, which must
  *               fail; exit 0 if it did, 1 if the write went through.
- * ECHO_SHUTDOWN answers and exits 0.  Headers come from the library's
+ * An ECHO_BYTES result under 1 KiB is sent inline even when a Write
+ * chunk is offered, which goes back unused (length 0), as RFC 8166
+ * allows.  ECHO_SHUTDOWN answers and exits 0.  Headers come from the library's
  * codec (src/rpc_rdma.c, compiled in).
  */
 #include "config.h"
@@ -227,7 +229,7 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 		data = cp_call + off + 4;
 		wr32(cp_reply + rlen, dlen);
 		rlen += 4;
-		if (h->rh_nwrites && dlen) {
+		if (h->rh_nwrites && dlen >= 1024) {
 			rdma_write_from(data, dlen, cp_callmr,
 					&h->rh_writes[0].rc_segs[0]);
 			placed = 1;
@@ -277,6 +279,14 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 	rh.rh_xid = xid;
 	rh.rh_credits = CP_CREDITS;
 	rh.rh_proc = RPCRDMA_MSG;
+	if (h->rh_nwrites && !placed) {	/* unused: every length 0 */
+		uint32_t k;
+
+		rh.rh_nwrites = 1;
+		rh.rh_writes[0] = h->rh_writes[0];
+		for (k = 0; k < rh.rh_writes[0].rc_nsegs; k++)
+			rh.rh_writes[0].rc_segs[k].rs_length = 0;
+	}
 	if (placed) {
 		rh.rh_nwrites = 1;
 		rh.rh_writes[0] = h->rh_writes[0];

@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:X:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -343,6 +343,12 @@ int main(int argc, char **argv)
 				die("unknown strategy %s", optarg);
 			break;
 		case 'S': sleep_test = 1; break;
+		case 'X':	/* when to offer a Reply chunk */
+			o.ro_reply_chunks = !strcmp(optarg, "always") ?
+				RPCRDMA_REPLY_CHUNK_ALWAYS :
+				!strcmp(optarg, "never") ?
+				RPCRDMA_REPLY_CHUNK_NEVER : RPCRDMA_REPLY_CHUNK_AUTO;
+			break;
 		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;

@@ -71,7 +71,7 @@ fi
 crc=
 if start; then
 	timeout 400 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/nfs_interop" -a "$srv" -b "$cli" \
-		-l /export -c >"$work/client" 2>&1
+		-l /export -c ${RPCRDMA_NFS_BENCH:+-B} >"$work/client" 2>&1
 	crc=$?
 	[ $crc -eq 0 ] || why="nfs_interop exit $crc"
 fi

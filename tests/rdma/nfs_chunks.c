@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include <dirent.h>
+#include <time.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -268,6 +269,51 @@ static void *reader_main(void *arg)
 		read_at(r->r_cl, r->r_fh, off, 4096, 4096, 0);
 	}
 	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* @n calls of @len each: WRITE (Read chunk), READ (Reply chunk), READ zc. */
+static void bench_size(CLIENT *cl, nfs_fh3 *fh, uint32_t len, unsigned n)
+{
+	static const char *what[] = { "WRITE (Read chunk)", "READ (Reply chunk)",
+				      "READ (Write chunk, zero-copy)" };
+	unsigned k, i;
+
+	for (k = 0; k < 3; k++) {
+		double t0 = now_s(), dt;
+
+		for (i = 0; i < n; i++) {
+			uint64_t off = 2097152 + (uint64_t)(i % 4) * len;
+
+			if (k == 0)
+				write_at(cl, fh, off, len);
+			else
+				read_at(cl, fh, off, len, len, k == 2);
+		}
+		dt = now_s() - t0;
+		printf("rdma: bench %s %u B x %u: %.1f MB/s, %.0f us per call\n",
+		       what[k], len, n, (double)len * n / dt / 1e6, dt * 1e6 / n);
+	}
+}
+
+void nfs_chunk_bench(CLIENT *cl, nfs_fh3 *root)
+{
+	nfs_fh3 fh;
+	unsigned i;
+
+	create(cl, root, "bench.bin", &fh);
+	for (i = 0; i < 4; i++)		/* the range read below */
+		write_at(cl, &fh, 2097152 + (uint64_t)i * 1048576, 1048576);
+	bench_size(cl, &fh, 65536, 200);
+	bench_size(cl, &fh, 1048576, 30);
+	free(fh.data.data_val);
 }
 
 void nfs_chunk_steps(CLIENT *cl, nfs_fh3 *root, const char *local)

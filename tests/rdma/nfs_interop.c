@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	char *export = "/export";
 	struct rpcrdma_options o;
 	unsigned i, nulls = 1000;
-	int chunks = 0;
+	int chunks = 0, bench = 0;
 	GETATTR3args ga;
 	GETATTR3res gr;
 	fattr3 *a;
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:e:l:n:c")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:e:l:n:cB")) != -1) {
 		switch (c) {
 		case 'a': server = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -153,12 +153,13 @@ int main(int argc, char **argv)
 		case 'l': local = optarg; break;
 		case 'n': nulls = (unsigned)atoi(optarg); break;
 		case 'c': chunks = 1; break;
+		case 'B': bench = 1; break;
 		default: return 2;
 		}
 	}
 	if (!server)
 		die("usage: nfs_interop -a SERVER [-b SOURCE] [-p PORT] [-e EXPORT] "
-		    "[-l LOCALPATH] [-n NULLCALLS] [-c]");
+		    "[-l LOCALPATH] [-n NULLCALLS] [-c] [-B]");
 
 	memset(&ga, 0, sizeof(ga));
 	mcl = mount_export(server, export, &ga.object);
@@ -230,6 +231,8 @@ int main(int argc, char **argv)
 			die("-c needs -l: the data is checked on the export");
 		nfs_chunk_steps(cl, &ga.object, local);
 	}
+	if (bench)
+		nfs_chunk_bench(cl, &ga.object);
 
 	/* Informational: mean round trip of back-to-back NULL calls. */
 	t0 = now();
