@@ -383,6 +383,36 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 }
 
 
+/*
+ * A healthy connection destroyed by the server itself (svc_destroy(), or
+ * its listener's) may have just posted its last Reply, unsignaled:
+ * disconnecting at once flushes it unsent, and a client waiting for it (a
+ * SHUTDOWN-style Call) gets nothing.  So linger, reaping, until every Send
+ * is known complete or SVC_RDMA_LINGER_MS pass, as close(2) lets a
+ * socket's queued data go.  A dead connection goes at once.
+ */
+#define SVC_RDMA_LINGER_MS 100
+
+static void conn_linger(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_xprt *x = &c->sc_x;
+	struct timespec end, now;
+	int done;
+
+	rpcrdma_deadline_ms(&end, SVC_RDMA_LINGER_MS);
+	for (;;) {
+		pthread_mutex_lock(&x->rx_lock);
+		done = x->rx_dead || x->rx_completed_seq >= x->rx_send_seq;
+		pthread_mutex_unlock(&x->rx_lock);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (done || now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return;
+		conn_reap(c);
+		usleep(1000);
+	}
+}
+
 static void conn_destroy(SVCXPRT *xprt)
 {
 	struct svc_rdma_conn *c = to_conn(xprt), **pp;
@@ -395,6 +425,9 @@ static void conn_destroy(SVCXPRT *xprt)
 			*pp = c->sc_next;
 			break;
 		}
+	pthread_mutex_unlock(&l->sl_lock);
+	conn_linger(c);
+	pthread_mutex_lock(&l->sl_lock);
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);

@@ -265,9 +265,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_stalled_conns);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
+	/* The SHUTDOWN Reply was just posted: destroying lets it go out
+	 * (the library lingers) and runs every release left. */
+	svc_destroy(listener);
 	if (async) {
-		/* Tearing the connections down runs every release left. */
-		svc_destroy(listener);
 		printf("server: async sent %lu released %lu (reset %lu) "
 		       "reply_waits_for_send %llu\n", async_sent, async_released,
 		       async_reset, (unsigned long long)st.rs_reply_waits_for_send);
