@@ -18,15 +18,6 @@ void rpcrdma_rw_complete(struct rpcrdma_cqe *e, int ok)
 	__atomic_store_n(&rw->rw_status, ok ? 1 : -EIO, __ATOMIC_RELEASE);
 }
 
-static int passed(const struct timespec *d)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > d->tv_sec ||
-	       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
-}
-
 /* Wait, reaping, until cond holds or the connection or the clock ends. */
 static int reap_until(struct rpcrdma_xprt *x, int (*cond)(void *), void *arg,
 		      const struct timespec *deadline)
@@ -38,7 +29,7 @@ static int reap_until(struct rpcrdma_xprt *x, int (*cond)(void *), void *arg,
 			return 0;
 		if (dead)
 			return dead;
-		if (passed(deadline))
+		if (rpcrdma_deadline_passed(deadline))
 			return -ETIMEDOUT;
 		x->rx_reap(x->rx_reap_arg);
 	}

@@ -396,7 +396,7 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 static void conn_linger(struct svc_rdma_conn *c)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
-	struct timespec end, now;
+	struct timespec end;
 	int done;
 
 	rpcrdma_deadline_ms(&end, SVC_RDMA_LINGER_MS);
@@ -404,9 +404,7 @@ static void conn_linger(struct svc_rdma_conn *c)
 		pthread_mutex_lock(&x->rx_lock);
 		done = x->rx_dead || x->rx_completed_seq >= x->rx_send_seq;
 		pthread_mutex_unlock(&x->rx_lock);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (done || now.tv_sec > end.tv_sec ||
-		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+		if (done || rpcrdma_deadline_passed(&end))
 			return;
 		conn_reap(c);
 		usleep(1000);

@@ -133,22 +133,28 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 	return ok ? 0 : -EMSGSIZE;
 }
 
-/* RDMA_MSG, our credits, and the Call's Write chunks back unused. */
-static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
-			 struct rpcrdma_hdr *h)
+/* The Call's Write chunks, returned unused: every length 0. */
+static void writes_unused(const struct svc_rdma_call *ct, struct rpcrdma_hdr *h)
 {
 	uint32_t i, j;
 
-	memset(h, 0, sizeof(*h));
-	h->rh_xid = ct->ct_xid;
-	h->rh_credits = credits;
-	h->rh_proc = RPCRDMA_MSG;
 	h->rh_nwrites = ct->ct_hdr.rh_nwrites;
 	for (i = 0; i < h->rh_nwrites; i++) {
 		h->rh_writes[i] = ct->ct_hdr.rh_writes[i];
 		for (j = 0; j < h->rh_writes[i].rc_nsegs; j++)
 			h->rh_writes[i].rc_segs[j].rs_length = 0;
 	}
+}
+
+/* RDMA_MSG, our credits, and the Call's Write chunks back unused. */
+static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
+			 struct rpcrdma_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->rh_xid = ct->ct_xid;
+	h->rh_credits = credits;
+	h->rh_proc = RPCRDMA_MSG;
+	writes_unused(ct, h);
 }
 
 /*
@@ -212,12 +218,7 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	return 0;
 
 out_unused:
-	for (k = 0; k < ch->rh_nwrites; k++) {
-		unsigned int j;
-
-		for (j = 0; j < h->rh_writes[k].rc_nsegs; j++)
-			h->rh_writes[k].rc_segs[j].rs_length = 0;
-	}
+	writes_unused(ct, h);
 	return -ENOENT;
 }
 

@@ -325,7 +325,7 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 	return 0;
 }
 
-static int deadline_passed(const struct timespec *deadline)
+int rpcrdma_deadline_passed(const struct timespec *deadline)
 {
 	struct timespec now;
 
@@ -356,7 +356,7 @@ static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 				return -ETIMEDOUT;
 			continue;
 		}
-		if (deadline_passed(deadline))
+		if (rpcrdma_deadline_passed(deadline))
 			return -ETIMEDOUT;
 		pthread_mutex_unlock(&x->rx_lock);
 		x->rx_reap(x->rx_reap_arg);
@@ -569,7 +569,7 @@ int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 			x->rx_stats.rs_reply_waits_for_send++;
 		if (x->rx_reap) {
 			/* Reaping ourselves, we must watch the clock. */
-			if (deadline_passed(deadline)) {
+			if (rpcrdma_deadline_passed(deadline)) {
 				rc = -ETIMEDOUT;
 				break;
 			}

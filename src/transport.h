@@ -89,5 +89,7 @@ void rpcrdma_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define RPCRDMA_DBG(...) do { if (rpcrdma_debug) rpcrdma_dbg(__VA_ARGS__); } while (0)
 void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv);
 void rpcrdma_deadline_ms(struct timespec *ts, unsigned int ms);
+/* CLOCK_MONOTONIC has reached the deadline. */
+int rpcrdma_deadline_passed(const struct timespec *deadline);
 
 #endif /* RPCRDMA_TRANSPORT_H */
