@@ -195,6 +195,23 @@ uint32_t rpcrdma_plan_reply(uint32_t max_reply, uint32_t dflt,
 	return (m + 3) & ~3u;
 }
 
+bool rpcrdma_offer_unknown(enum rpcrdma_reply_seen seen, bool cheap)
+{
+	return cheap || seen != RPCRDMA_SEEN_INLINE;
+}
+
+enum rpcrdma_reply_seen rpcrdma_reply_learn(enum rpcrdma_reply_seen seen,
+					    bool offered, bool in_chunk,
+					    bool refused)
+{
+	if (in_chunk || refused)
+		return RPCRDMA_SEEN_CHUNK;
+	/* Sticky: one large Reply says the procedure can draw them. */
+	if (seen == RPCRDMA_SEEN_NOTHING && offered)
+		return RPCRDMA_SEEN_INLINE;
+	return seen;
+}
+
 int rpcrdma_chunk_returned(const struct rpcrdma_chunk *offered,
 			   const struct rpcrdma_chunk *returned,
 			   uint64_t *total)

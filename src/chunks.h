@@ -97,6 +97,34 @@ uint32_t rpcrdma_plan_reply(uint32_t max_reply, uint32_t dflt,
 			    uint32_t recv_inline, enum rpcrdma_reply_force force);
 
 /*
+ * What a CLIENT learned of one procedure's Replies, for reply_chunks=auto
+ * when the program gave no bound (rpcrdma_offer_unknown).
+ */
+enum rpcrdma_reply_seen {
+	RPCRDMA_SEEN_NOTHING,	/* no Reply yet */
+	RPCRDMA_SEEN_INLINE,	/* Replies came inline although a chunk was offered */
+	RPCRDMA_SEEN_CHUNK,	/* a Reply needed a Reply chunk: offer one from now on */
+};
+
+/*
+ * Under auto, whether a call whose Reply size is unknown offers the
+ * default Reply chunk.  Where the offer is cheap (a memory window bound
+ * by a work request) always; where it costs a registration per RPC, only
+ * until the procedure's Replies are seen to fit inline, and for good once
+ * one did not.
+ */
+bool rpcrdma_offer_unknown(enum rpcrdma_reply_seen seen, bool cheap);
+
+/*
+ * What one Reply teaches: @offered, whether the call offered a Reply
+ * chunk; @in_chunk, whether the Reply came in it; @refused, whether the
+ * server answered ERR_CHUNK to a call that offered none.
+ */
+enum rpcrdma_reply_seen rpcrdma_reply_learn(enum rpcrdma_reply_seen seen,
+					    bool offered, bool in_chunk,
+					    bool refused);
+
+/*
  * A chunk the Responder returned against the one we offered: the same
  * segments (handles and offsets) in the same order, none longer than
  * offered, lengths summed without wrapping, and the data contiguous (a

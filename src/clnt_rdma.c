@@ -11,73 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
-#include "clnt_chunks.h"
+#include "clnt_rdma.h"
 #include "poller.h"
-#include "transport.h"
 
-/* The life of one call slot. */
-enum rpcrdma_req_state {
-	RQ_FREE,	/* unused; may be taken by a caller holding a credit */
-	RQ_SENT,	/* Call posted; the caller waits for the Reply */
-	RQ_REPLIED,	/* Reply attached in rq_rep; the caller decodes it */
-	RQ_FAILED,	/* the connection died or the peer sent RDMA_ERROR */
-	RQ_ABANDONED,	/* the caller timed out; the Reply, if any, is dropped */
-};
-
-struct rpcrdma_req {
-	enum rpcrdma_req_state rq_state;
-	uint32_t rq_xid;
-	int rq_err;			/* RQ_FAILED: negative errno */
-	struct rpcrdma_rep *rq_rep;
-	size_t rq_off;			/* RPC message offset in rq_rep */
-	pthread_cond_t rq_cond;
-	char *rq_scratch;		/* XDR head/tail storage (copied when sent) */
-	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
-	struct rpcrdma_req_chunks rq_ch;	/* chunks offered, and what came back */
-};
-
-/*
- * A thread waiting in cr_wait_for(): asleep on w_cond unless it is the
- * poller.  The poller wakes the first one when it leaves, so the role
- * passes on while anyone still waits.
- */
-struct cr_waiter {
-	pthread_cond_t *w_cond;
-	struct cr_waiter *w_next;
-};
-
-struct clnt_rdma {
-	CLIENT cr_clnt;
-	struct rpcrdma_xprt cr_x;
-	rpcprog_t cr_prog;
-	rpcvers_t cr_vers;
-	uint32_t cr_xid;
-	uint32_t cr_credits;		/* calls we may have in flight now */
-	uint32_t cr_inflight;
-	pthread_cond_t cr_credit_cond;
-	struct rpcrdma_req *cr_reqs;
-	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
-	int cr_polling;			/* a waiter is reaping the CQ */
-	struct cr_waiter *cr_waiters;	/* the others, asleep */
-	struct rpc_err cr_err;		/* the last call's outcome */
-	char *cr_scratch_mem;		/* every slot's scratch, one allocation */
-	char *cr_reply_mem;		/* every slot's Reply chunk target */
-	uint32_t cr_hints[RPCRDMA_MAX_HINTS];	/* per-procedure Reply bounds */
-	struct timeval cr_timeout;
-	int cr_timeout_set;
-	pthread_t cr_thread;
-	int cr_stopfd;			/* eventfd: stop the progress thread */
-	int cr_thread_started;
-};
-
-static struct clnt_ops clnt_rdma_ops;
 static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			   const struct timespec *deadline);
-
-static struct clnt_rdma *to_cr(CLIENT *cl)
-{
-	return rpcrdma_container_of(cl, struct clnt_rdma, cr_clnt);
-}
 
 /*
  * An abandoned call is over (its Reply came, or the connection went):
@@ -157,6 +95,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {
 			rq->rq_err = refused_err(&rq->rq_ch, &h);
+			rq->rq_refused_chunk = h.rh_err == RPCRDMA_ERR_CHUNK;
 			__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
@@ -282,7 +221,7 @@ static void handle_cm(struct clnt_rdma *cr)
  * Connection events nobody waits for.  Completions are reaped by the
  * callers waiting for them (cr_wait_for), so this thread sleeps.
  */
-static void *progress(void *arg)
+void *cr_progress(void *arg)
 {
 	struct clnt_rdma *cr = arg;
 	struct pollfd pfd[2] = {
@@ -447,7 +386,7 @@ static int credit_done(struct clnt_rdma *cr, const void *ctx)
  * Send's completion (lock not held): reap a little as the poller if the
  * role is free, else let the poller do it and wait briefly.
  */
-static void cr_reap_wait(void *arg)
+void cr_reap_wait(void *arg)
 {
 	struct clnt_rdma *cr = arg;
 	struct rpcrdma_ep *ep = &cr->cr_x.rx_ep;
@@ -472,7 +411,7 @@ static void cr_reap_wait(void *arg)
 }
 
 /* Record a call's outcome for clnt_geterr(); calls may run in parallel. */
-static enum clnt_stat put_err(struct clnt_rdma *cr, const struct rpc_err *e)
+enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e)
 {
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	cr->cr_err = *e;
@@ -480,14 +419,14 @@ static enum clnt_stat put_err(struct clnt_rdma *cr, const struct rpc_err *e)
 	return e->re_status;
 }
 
-static enum clnt_stat set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
+enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
 {
 	struct rpc_err e;
 
 	memset(&e, 0, sizeof(e));
 	e.re_status = st;
 	e.re_errno = err < 0 ? -err : err;
-	return put_err(cr, &e);
+	return cr_put_err(cr, &e);
 }
 
 /* Wait for a credit and a free slot; the slot is ours on success. Lock held. */
@@ -517,6 +456,7 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 	*rqp = &cr->cr_reqs[cr->cr_xid & mask];
 	(*rqp)->rq_xid = cr->cr_xid;
 	(*rqp)->rq_rep = NULL;
+	(*rqp)->rq_refused_chunk = false;
 	__atomic_store_n(&(*rqp)->rq_state, RQ_SENT, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -530,76 +470,6 @@ static void release_slot(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 	rq->rq_state = RQ_FREE;
 	cr->cr_inflight--;
 	pthread_cond_signal(&cr->cr_credit_cond);
-}
-
-/* RPC call header, credentials, then the arguments, into our XDR buffer. */
-static int encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
-		       struct rpcrdma_xdr_buf *xb)
-{
-	XDR xdrs;
-	uint32_t call = CALL, rpcvers = RPC_MSG_VERSION;
-	uint32_t prog = (uint32_t)cr->cr_prog, vers = (uint32_t)cr->cr_vers;
-	uint32_t p = (uint32_t)proc, xid = rq->rq_xid;
-	int ok;
-
-	rpcrdma_xdrbuf_init(xb, rq->rq_scratch, cr->cr_x.rx_opts.ro_inline_send,
-			    cr->cr_x.rx_opts.ro_page_threshold);
-	rpcrdma_xdrbuf_create(&xdrs, xb);
-	ok = xdr_u_int32_t(&xdrs, &xid) && xdr_u_int32_t(&xdrs, &call) &&
-	     xdr_u_int32_t(&xdrs, &rpcvers) && xdr_u_int32_t(&xdrs, &prog) &&
-	     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p) &&
-	     AUTH_MARSHALL(cr->cr_clnt.cl_auth, &xdrs) &&
-	     AUTH_WRAP(cr->cr_clnt.cl_auth, &xdrs, xargs, argsp);
-	XDR_DESTROY(&xdrs);
-	return ok ? 0 : -EMSGSIZE;
-}
-
-static enum clnt_stat decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-				   xdrproc_t xres, void *resp)
-{
-	struct rpcrdma_req_chunks *ch = &rq->rq_ch;
-	struct rpcrdma_rep *rep = rq->rq_rep;
-	struct rpcrdma_xdr_dec xd;
-	struct rpc_err err;
-	struct rpc_msg msg;
-	XDR xdrs;
-	enum clnt_stat st;
-
-	/* RDMA_NOMSG: the whole Reply was written into our Reply chunk. */
-	if (ch->rc_nomsg)
-		rpcrdma_xdrdec_create(&xdrs, &xd, ch->rc_reply_buf,
-				      ch->rc_reply_len,
-				      ch->rc_has_write ? &ch->rc_ddp : NULL);
-	else
-		rpcrdma_xdrdec_create(&xdrs, &xd, rep->rr_buf + rq->rq_off,
-				      (uint32_t)(rep->rr_len - rq->rq_off),
-				      ch->rc_has_write ? &ch->rc_ddp : NULL);
-	memset(&msg, 0, sizeof(msg));
-	msg.acpted_rply.ar_verf = _null_auth;
-	msg.acpted_rply.ar_results.where = NULL;
-	msg.acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
-	if (!xdr_replymsg(&xdrs, &msg)) {
-		XDR_DESTROY(&xdrs);
-		return set_err(cr, RPC_CANTDECODERES, EBADMSG);
-	}
-	_seterr_reply(&msg, &err);
-	st = put_err(cr, &err);
-	if (st == RPC_SUCCESS) {
-		if (!AUTH_VALIDATE(cr->cr_clnt.cl_auth, &msg.acpted_rply.ar_verf))
-			st = set_err(cr, RPC_AUTHERROR, 0);
-		else if (!AUTH_UNWRAP(cr->cr_clnt.cl_auth, &xdrs, xres, resp) ||
-			 rpcrdma_xdrdec_finish(&xd))
-			st = set_err(cr, RPC_CANTDECODERES, EBADMSG);
-	} else if (AUTH_REFRESH(cr->cr_clnt.cl_auth, &msg)) {
-		/* Fresh credentials would need a resend; report as is. */
-	}
-	if (msg.acpted_rply.ar_verf.oa_base) {
-		xdrs.x_op = XDR_FREE;
-		xdr_opaque_auth(&xdrs, &msg.acpted_rply.ar_verf);
-	}
-	XDR_DESTROY(&xdrs);
-	return st;
 }
 
 /*
@@ -635,22 +505,6 @@ static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
 	return rb;
 }
 
-/* An accepted Reply with void results: 6 words and a verifier body. */
-#define RPCRDMA_VOID_REPLY_MAX (6 * 4 + MAX_AUTH_BYTES)
-
-/*
- * The bound on this call's Reply: void results surely fit inline (an
- * accepted reply header and a verifier); else the procedure's hint, if
- * the program gave one (0: unknown, ro_max_reply decides).
- */
-static uint32_t reply_bound(const struct clnt_rdma *cr, rpcproc_t proc,
-			    xdrproc_t xres)
-{
-	if (xres == (xdrproc_t)(void (*)(void))xdr_void)
-		return RPCRDMA_VOID_REPLY_MAX;
-	return proc < RPCRDMA_MAX_HINTS ? cr->cr_hints[proc] : 0;
-}
-
 /* Revoke the call's remote access; counted.  Lock not held. */
 static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			   int caller_only)
@@ -675,6 +529,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	struct rpcrdma_req *rq;
 	struct timespec deadline;
 	enum clnt_stat st;
+	bool retried = false;
 	int rc;
 
 	rpcrdma_deadline(&deadline, cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
@@ -682,24 +537,29 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	rc = take_slot(cr, &deadline, &rq);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	if (rc == -ETIMEDOUT)
-		return set_err(cr, RPC_TIMEDOUT, 0);
+		return cr_set_err(cr, RPC_TIMEDOUT, 0);
 	if (rc)
-		return set_err(cr, RPC_CANTSEND, rc);
+		return cr_set_err(cr, RPC_CANTSEND, rc);
 
-	rc = encode_call(cr, rq, proc, xargs, argsp, &xb);
+	rc = cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_scratch,
+			 cr->cr_x.rx_opts.ro_inline_send,
+			 cr->cr_x.rx_opts.ro_page_threshold, &xb);
+	if (rc == -EMSGSIZE)
+		rc = cr_encode_spilled(cr, rq, proc, xargs, argsp, &xb);
 	if (rc) {
-		st = set_err(cr, RPC_CANTENCODEARGS, rc);
+		st = cr_set_err(cr, RPC_CANTENCODEARGS, rc);
 		goto out_release;
 	}
+again:
 	/* Chunks as the Call's size and the Reply's bound need (chunks.c). */
 	rc = rpcrdma_clnt_marshal(&cr->cr_x, &rq->rq_ch, rq->rq_xid, &xb,
-				  reply_bound(cr, proc, xres), rb, &send);
+				  cr_reply_bound(cr, proc, xres, rb != NULL), rb, &send);
 	if (rc) {
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
 		if (rc == -EMSGSIZE)
 			cr->cr_x.rx_stats.rs_too_large++;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		st = set_err(cr, RPC_CANTSEND, rc);
+		st = cr_set_err(cr, RPC_CANTSEND, rc);
 		goto out_release;
 	}
 	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.rc_hdr, rq->rq_ch.rc_hdrlen,
@@ -709,7 +569,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		    (int)rq->rq_ch.rc_has_reply, rc);
 	if (rc) {
 		release_chunks(cr, rq, 0);
-		st = set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
+		st = cr_set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
 		goto out_release;
 	}
 
@@ -726,21 +586,36 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		 * we return; our Reply buffer goes with the slot. */
 		release_chunks(cr, rq, 1);
 		wait_send_done(cr, rq, &deadline);
-		return set_err(cr, RPC_TIMEDOUT, 0);
+		/* The spill buffer stays: the server may still read it. */
+		return cr_set_err(cr, RPC_TIMEDOUT, 0);
 	}
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	wait_send_done(cr, rq, &deadline);
 	/* The Reply is here: no rkey of this RPC may work any longer. */
 	release_chunks(cr, rq, 0);
+	if (cr_reply_learn(cr, proc, xres, rq) && !retried) {
+		/* The Reply did not fit inline and we offered no chunk: once
+		 * more, same xid (a duplicate request cache knows it), with
+		 * one.  The server ran the procedure; see ro_reply_chunks. */
+		retried = true;
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		cr->cr_x.rx_stats.rs_reply_chunk_retries++;
+		rq->rq_err = 0;
+		rq->rq_refused_chunk = false;
+		__atomic_store_n(&rq->rq_state, RQ_SENT, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		goto again;
+	}
 	if (rq->rq_state == RQ_FAILED)
-		st = set_err(cr, rq->rq_err == -EMSGSIZE ? RPC_CANTSEND :
+		st = cr_set_err(cr, rq->rq_err == -EMSGSIZE ? RPC_CANTSEND :
 				 RPC_CANTRECV, rq->rq_err);
 	else
-		st = decode_reply(cr, rq, xres, resp);
+		st = cr_decode_reply(cr, rq, xres, resp);
 	if (rb)
 		rb->rb_written = rq->rq_ch.rc_ddp.dt_written;
 
 out_release:
+	cr_trim_spill(rq);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	release_slot(cr, rq);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
@@ -836,234 +711,9 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	}
 }
 
-static void cr_free(struct clnt_rdma *cr)
-{
-	uint32_t i;
-
-	if (cr->cr_reqs) {
-		for (i = 0; i < cr->cr_nslots; i++) {
-			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
-			rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
-		}
-		free(cr->cr_reqs);
-	}
-	free(cr->cr_scratch_mem);
-	free(cr->cr_reply_mem);
-	if (cr->cr_stopfd >= 0)
-		close(cr->cr_stopfd);
-	pthread_cond_destroy(&cr->cr_credit_cond);
-	rpcrdma_xprt_fini(&cr->cr_x);
-	if (cr->cr_clnt.cl_auth)
-		auth_destroy(cr->cr_clnt.cl_auth);
-	free(cr);
-}
-
-static void clnt_rdma_destroy(CLIENT *cl)
-{
-	struct clnt_rdma *cr = to_cr(cl);
-	uint64_t one = 1;
-
-	if (cr->cr_thread_started) {
-		if (write(cr->cr_stopfd, &one, sizeof(one)) != sizeof(one))
-			abort();	/* an eventfd write cannot fail here */
-		pthread_join(cr->cr_thread, NULL);
-	}
-	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
-	cr_free(cr);
-}
-
-static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
-{
-	struct rpcrdma_xprt *x = &cr->cr_x;
-	int tmo = (int)x->rx_opts.ro_connect_timeout_ms;
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN], peer[256];
-	uint8_t peer_len = 0;
-	uint32_t i;
-	int rc;
-
-	rc = rpcrdma_ep_resolve(&x->rx_ep, host, port, x->rx_opts.ro_source, tmo);
-	RPCRDMA_DBG("client: resolve %s:%s from %s: %d", host, port,
-		    x->rx_opts.ro_source ? x->rx_opts.ro_source : "any", rc);
-	if (rc)
-		return rc;
-	/* One receive per credit, plus one for a stray or error Reply;
-	 * send queue room for a window bind and invalidation per slot. */
-	x->rx_extra_wr = 2 * cr->cr_nslots;
-	rc = rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests + 1);
-	RPCRDMA_DBG("client: endpoint setup: %d, inline granted %u", rc,
-		    x->rx_ep.re_inline_granted);
-	if (rc)
-		return rc;
-	for (i = 0; i < x->rx_ep.re_nrecv; i++) {
-		rc = rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]);
-		if (rc)
-			return rc;
-	}
-	/* Reply chunks through memory windows where the device has them:
-	 * the first slot's window proves it, the others come on first use. */
-	if (cr->cr_reply_mem &&
-	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
-		for (i = 0; i < cr->cr_nslots; i++)
-			cr->cr_reqs[i].rq_ch.rc_mw_allowed = true;
-	RPCRDMA_DBG("client: Reply chunks via %s",
-		    cr->cr_reqs[0].rq_ch.rc_mw_allowed ? "memory windows" :
-		    "per-RPC MRs");
-	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
-	if (rc < 0)
-		return rc;
-	rc = rpcrdma_ep_connect(&x->rx_ep, pdata, (uint8_t)rc, tmo, peer,
-				&peer_len);
-	if (rc)
-		return rc;
-	rpcrdma_xprt_negotiate(x, peer, peer_len);
-	return 0;
-}
-
-CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
-			 rpcvers_t vers, const struct rpcrdma_options *opts)
-{
-	struct clnt_rdma *cr;
-	uint32_t i, reply_cap = 0;
-	int rc;
-
-	memset(&rpc_createerr, 0, sizeof(rpc_createerr));
-	if (!host || !port) {
-		rpc_createerr.cf_stat = RPC_UNKNOWNADDR;
-		rpc_createerr.cf_error.re_errno = EINVAL;
-		return NULL;
-	}
-	cr = calloc(1, sizeof(*cr));
-	if (!cr)
-		goto out_nomem;
-	cr->cr_stopfd = -1;
-	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
-	if (rc) {
-		free(cr);
-		if (rc != -EINVAL)
-			goto out_nomem;
-		/* Bad options, a file or a variable: rpcrdma.conf(5). */
-		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = EINVAL;
-		return NULL;
-	}
-	rpcrdma_cond_init(&cr->cr_credit_cond);
-	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
-		cr->cr_nslots <<= 1;
-	cr->cr_reqs = calloc(cr->cr_nslots, sizeof(*cr->cr_reqs));
-	if (!cr->cr_reqs)
-		goto out_free_nomem;
-	cr->cr_scratch_mem = malloc((size_t)cr->cr_nslots *
-				    cr->cr_x.rx_opts.ro_inline_send);
-	if (!cr->cr_scratch_mem)
-		goto out_free_nomem;
-	/* Reply chunk targets: address space only, pinned per RPC. */
-	if (cr->cr_x.rx_opts.ro_max_reply &&
-	    cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER) {
-		reply_cap = (cr->cr_x.rx_opts.ro_max_reply + 4095) & ~4095u;
-		if (posix_memalign((void **)&cr->cr_reply_mem, 4096,
-				   (size_t)cr->cr_nslots * reply_cap))
-			goto out_free_nomem;
-	}
-	cr->cr_x.rx_reap = cr_reap_wait;
-	cr->cr_x.rx_reap_arg = cr;
-	for (i = 0; i < cr->cr_nslots; i++) {
-		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
-		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
-					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
-		if (cr->cr_reply_mem) {
-			cr->cr_reqs[i].rq_ch.rc_reply_buf = cr->cr_reply_mem +
-							    (size_t)i * reply_cap;
-			cr->cr_reqs[i].rq_ch.rc_reply_cap = reply_cap;
-		}
-	}
-	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
-	if (cr->cr_stopfd < 0)
-		goto out_free_nomem;
-	cr->cr_prog = prog;
-	cr->cr_vers = vers;
-	cr->cr_credits = 1;	/* one call until the first grant */
-	cr->cr_xid = (uint32_t)getpid() ^ (uint32_t)time(NULL);
-	cr->cr_timeout.tv_sec = 25;
-	if (cr->cr_x.rx_opts.ro_call_timeout_ms) {
-		/* Configured: as if clnt_control(CLSET_TIMEOUT) had set it. */
-		cr->cr_timeout.tv_sec = cr->cr_x.rx_opts.ro_call_timeout_ms / 1000;
-		cr->cr_timeout.tv_usec = cr->cr_x.rx_opts.ro_call_timeout_ms % 1000 * 1000;
-		cr->cr_timeout_set = 1;
-	}
-	cr->cr_clnt.cl_ops = &clnt_rdma_ops;
-	cr->cr_clnt.cl_netid = "rdma";
-	cr->cr_clnt.cl_tp = "rdma";
-	cr->cr_clnt.cl_auth = authnone_create();
-	if (!cr->cr_clnt.cl_auth)
-		goto out_free_nomem;
-
-	rc = cr_connect(cr, host, port);
-	RPCRDMA_DBG("client: connect %s:%s: %d, inline granted %u", host, port,
-		    rc, cr->cr_x.rx_ep.re_inline_granted);
-	if (rc) {
-		rpc_createerr.cf_stat = rc == -EHOSTUNREACH || rc == -ENODEV ||
-					rc == -EADDRNOTAVAIL ?
-					RPC_UNKNOWNHOST : RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = -rc;
-		cr_free(cr);
-		return NULL;
-	}
-	if (pthread_create(&cr->cr_thread, NULL, progress, cr)) {
-		rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
-		goto out_free_nomem;
-	}
-	cr->cr_thread_started = 1;
-	return &cr->cr_clnt;
-
-out_free_nomem:
-	cr_free(cr);
-out_nomem:
-	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-	rpc_createerr.cf_error.re_errno = ENOMEM;
-	return NULL;
-}
-
-struct rpcrdma_mr *clnt_rdma_reg_mem(CLIENT *cl, void *addr, size_t len)
-{
-	struct clnt_rdma *cr;
-	struct rpcrdma_mr *mr;
-
-	if (!cl || cl->cl_ops != &clnt_rdma_ops) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cr = to_cr(cl);
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	mr = rpcrdma_mr_add_user(&cr->cr_x.rx_mrs, &cr->cr_x.rx_ep, addr, len);
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
-	if (!mr && !errno)
-		errno = EINVAL;
-	return mr;
-}
-
-int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr)
-{
-	struct clnt_rdma *cr;
-	int rc;
-
-	if (!cl || cl->cl_ops != &clnt_rdma_ops) {
-		errno = EINVAL;
-		return -1;
-	}
-	cr = to_cr(cl);
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	rc = rpcrdma_mr_remove_user(&cr->cr_x.rx_mrs, mr);
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
-	if (rc) {
-		errno = -rc;
-		return -1;
-	}
-	return 0;
-}
-
 int clnt_rdma_set_result_buf(CLIENT *cl, struct rpcrdma_result_buf *rb)
 {
-	if (!cl || cl->cl_ops != &clnt_rdma_ops ||
+	if (!cl || cl->cl_ops != &cr_ops ||
 	    (rb && (!rb->rb_addr || !rb->rb_len || rb->rb_len > UINT32_MAX))) {
 		errno = EINVAL;
 		return -1;
@@ -1075,11 +725,11 @@ int clnt_rdma_set_result_buf(CLIENT *cl, struct rpcrdma_result_buf *rb)
 	return 0;
 }
 
-static struct clnt_ops clnt_rdma_ops = {
+struct clnt_ops cr_ops = {
 	.cl_call = clnt_rdma_call,
 	.cl_abort = clnt_rdma_abort,
 	.cl_geterr = clnt_rdma_geterr,
 	.cl_freeres = clnt_rdma_freeres,
-	.cl_destroy = clnt_rdma_destroy,
+	.cl_destroy = cr_destroy,
 	.cl_control = clnt_rdma_control,
 };

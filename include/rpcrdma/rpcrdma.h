@@ -119,6 +119,8 @@ struct rpcrdma_stats {
 	uint64_t rs_chunk_deregs;	/* ... and revoked */
 	uint64_t rs_err_chunk;		/* client: RDMA_ERROR/ERR_CHUNK answers */
 	uint64_t rs_bad_chunks;		/* client: Replies whose chunks were not what we offered */
+	uint64_t rs_reply_chunk_retries; /* client: Calls sent again with a Reply chunk after ERR_CHUNK */
+	uint64_t rs_spilled_calls;	/* client: Calls encoded whole, copied, past the slot's scratch */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

@@ -126,7 +126,7 @@ pair strategy-mapped-registered \
 for k in auto read long; do
 	pair "chunks-ours-call-$k" \
 		"$b/tests/rdma/echo_server -a $srv" \
-		"$b/tests/rdma/chunk_client -K $k -a $srv -b $cli -t 3"
+		"$b/tests/rdma/chunk_client -K $k -w -a $srv -b $cli -t 3"
 done
 pair chunks-ours-reply-always-zerocopy \
 	"$b/tests/rdma/echo_server -a $srv" \
@@ -134,6 +134,13 @@ pair chunks-ours-reply-always-zerocopy \
 pair chunks-ours-threaded \
 	"$b/tests/rdma/echo_server -j 4 -a $srv" \
 	"$b/tests/rdma/chunk_client -z -a $srv -b $cli -t 6"
+# Automatic Reply chunks: rxe's are memory windows, offered on every call;
+# siw's cost a registration per RPC, so the client learns per procedure
+# (probe, none once Replies came inline, one retry after ERR_CHUNK).
+if [ "$kind" = rxe ]; then offers=cheap; else offers=costly; fi
+pair chunks-ours-reply-learning \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/chunk_client -L $offers -a $srv -b $cli"
 
 pair rpc-echo-own-loop \
 	"$b/tests/rdma/echo_server -l -a $srv" \

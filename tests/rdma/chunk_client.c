@@ -5,7 +5,11 @@
  * forced or chosen (-K, -X) and optionally zero-copy results (-z); the
  * counters must show the chunks used.  -H: Replies that lie about their
  * chunks fail their call and leave the connection working.  -R last: an
- * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).
+ * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).  -L cheap|costly:
+ * how automatic Reply chunks learn, per procedure, on a device whose
+ * Reply chunks are windows (cheap, rxe) or per-RPC registrations (siw).
+ * -w: arguments that are copied, not referenced (arrays of words), too
+ * many for the slot's scratch: spilled, counted, echoed word-exact.
  */
 #include "config.h"
 #include <errno.h>
@@ -147,6 +151,99 @@ static void hostile(CLIENT *cl, unsigned mode, int zc, enum clnt_stat want)
 	free(out);
 }
 
+/*
+ * Automatic Reply chunks on a fresh CLIENT: echo small, small, large,
+ * large, small.  Cheap offers are made on every call and no call goes
+ * twice.  Costly ones: the first small call probes (offer), the second
+ * offers none, the first large one draws ERR_CHUNK and goes again with
+ * a chunk (one retry, still byte-exact), later ones always offer.
+ */
+static void learn(const char *addr, const char *port,
+		  const struct rpcrdma_options *o, int cheap)
+{
+	static const unsigned seq[] = { 100, 100, 70001, 65537, 100 };
+	static const int offer_costly[] = { 1, 0, 1, 1, 1 };
+	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+	struct rpcrdma_stats s0, s1;
+	unsigned i;
+	CLIENT *cl;
+
+	if (!in || !out)
+		die("out of memory");
+	cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, o);
+	if (!cl)
+		die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		int want_offer = cheap ? 1 : offer_costly[i];
+		int want_retry = !cheap && i == 2;
+
+		s0 = stats(cl);
+		if (echo(cl, in, out, seq[i], i, 0, 1) != RPC_SUCCESS)
+			die("learning echo %u of %u bytes: %s", i, seq[i],
+			    clnt_sperror(cl, "ECHO"));
+		s1 = stats(cl);
+		printf("chunk_client: learn %u: %u bytes, reply chunks +%llu, "
+		       "retries +%llu, err_chunk +%llu\n", i, seq[i],
+		       (unsigned long long)(s1.rs_reply_chunks - s0.rs_reply_chunks),
+		       (unsigned long long)(s1.rs_reply_chunk_retries -
+					    s0.rs_reply_chunk_retries),
+		       (unsigned long long)(s1.rs_err_chunk - s0.rs_err_chunk));
+		if (s1.rs_reply_chunks - s0.rs_reply_chunks != (uint64_t)want_offer ||
+		    s1.rs_reply_chunk_retries - s0.rs_reply_chunk_retries !=
+		    (uint64_t)want_retry ||
+		    s1.rs_err_chunk - s0.rs_err_chunk != (uint64_t)want_retry)
+			die("learning echo %u: expected %d Reply chunk(s) offered, "
+			    "%d retry", i, want_offer, want_retry);
+	}
+	s1 = stats(cl);
+	if (s1.rs_chunk_regs != s1.rs_chunk_deregs || s1.rs_bad_chunks ||
+	    s1.rs_timeouts)
+		die("learning: registrations %llu / revoked %llu",
+		    (unsigned long long)s1.rs_chunk_regs,
+		    (unsigned long long)s1.rs_chunk_deregs);
+	printf("chunk_client: automatic Reply chunks learned (%s offers)\n",
+	       cheap ? "cheap" : "costly");
+	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
+	clnt_destroy(cl);
+	free(in);
+	free(out);
+}
+
+/* ECHO_WORDS of every size from just past the scratch to 1 MiB. */
+static void words(CLIENT *cl)
+{
+	static const unsigned counts[] = { 1000, 1025, 4096, 16385, 262144 };
+	unsigned i, j, n = sizeof(counts) / sizeof(counts[0]);
+	unsigned *in = malloc(262144 * sizeof(*in));
+	struct rpcrdma_stats s0 = stats(cl), s1;
+
+	if (!in)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		echo_words arg = { counts[i], in }, res = { 0, NULL };
+
+		for (j = 0; j < counts[i]; j++)
+			in[j] = j * 2654435761u + i;
+		if (echo_words_1(&arg, &res, cl) != RPC_SUCCESS)
+			die("ECHO_WORDS of %u words: %s", counts[i],
+			    clnt_sperror(cl, "ECHO_WORDS"));
+		if (res.echo_words_len != counts[i] ||
+		    memcmp(res.echo_words_val, in, counts[i] * sizeof(*in)))
+			die("ECHO_WORDS of %u words came back different (%u)",
+			    counts[i], res.echo_words_len);
+		xdr_free((xdrproc_t)xdr_echo_words, (char *)&res);
+	}
+	s1 = stats(cl);
+	printf("chunk_client: %u word arrays (%u..%u words) echoed word-exact, "
+	       "spilled +%llu\n", n, counts[0], counts[n - 1],
+	       (unsigned long long)(s1.rs_spilled_calls - s0.rs_spilled_calls));
+	/* 1000 words fit the 4 KiB scratch; the others do not. */
+	if (s1.rs_spilled_calls - s0.rs_spilled_calls != n - 1)
+		die("%u spilled Calls expected", n - 1);
+	free(in);
+}
+
 static int parse(const char *v, const char *const *names, int n)
 {
 	int i;
@@ -167,14 +264,14 @@ int main(int argc, char **argv)
 	struct rpcrdma_stats s;
 	struct worker *w;
 	unsigned threads = 4, i, calls;
-	int c, hostile_test = 0, stale = 0;
+	int c, hostile_test = 0, stale = 0, learning = -1, words_test = 0;
 	uint64_t bytes = 0;
 	CLIENT *cl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHR")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:w")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -185,13 +282,20 @@ int main(int argc, char **argv)
 		case 'z': zero_copy = 1; break;
 		case 'H': hostile_test = 1; break;
 		case 'R': stale = 1; break;
+		case 'L': learning = !strcmp(optarg, "cheap"); break;
+		case 'w': words_test = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
-		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R]");
+		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
+		    "[-L cheap|costly] [-w]");
 	alarm(110);
+	if (learning >= 0) {
+		learn(addr, port, &o, learning);
+		return 0;
+	}
 	for (i = 0; !(cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o)); i++) {
 		if (i == 20)
 			die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
@@ -245,10 +349,19 @@ int main(int argc, char **argv)
 	}
 	/* With the data placed in a Write chunk, what is left of a Reply may
 	 * come inline (our server) or in the Reply chunk (chunkpeer). */
-	if (o.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER &&
-	    (s.rs_reply_chunks != calls ||
-	     (!zero_copy && s.rs_reply_chunk_replies != calls)))
+	if (o.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER && !zero_copy &&
+	    (s.rs_reply_chunks != calls || s.rs_reply_chunk_replies != calls))
 		die("%u Replies in Reply chunks expected", calls);
+	/* Zero-copy: always offered only where offers are cheap (rxe) or
+	 * forced; on siw the client stops once Replies came inline. */
+	if (o.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER && zero_copy &&
+	    (s.rs_reply_chunks < 1 || s.rs_reply_chunks > calls ||
+	     s.rs_reply_chunk_replies > s.rs_reply_chunks ||
+	     (o.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_ALWAYS &&
+	      s.rs_reply_chunks != calls)))
+		die("zero-copy: %llu Reply chunks offered, %llu used, for %u calls",
+		    (unsigned long long)s.rs_reply_chunks,
+		    (unsigned long long)s.rs_reply_chunk_replies, calls);
 	if (zero_copy && (s.rs_write_chunks != calls ||
 			  s.rs_write_chunk_bytes != threads * bytes))
 		die("%u Write chunks carrying %llu bytes expected", calls,
@@ -317,6 +430,8 @@ int main(int argc, char **argv)
 		free(in);
 		free(out);
 	}
+	if (words_test)
+		words(cl);
 	if (hostile_test) {
 		hostile(cl, 10, 0, RPC_CANTRECV);
 		hostile(cl, 11, 0, RPC_CANTRECV);

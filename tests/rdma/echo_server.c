@@ -56,6 +56,16 @@ bool_t echo_string_1_svc(echo_str *argp, echo_str *result, struct svc_req *rq)
 	return TRUE;
 }
 
+/* Copied, not referenced, data both ways: each word encoded on its own. */
+bool_t echo_words_1_svc(echo_words *argp, echo_words *result,
+			struct svc_req *rq)
+{
+	(void)rq;
+	*result = *argp;
+	memset(argp, 0, sizeof(*argp));
+	return TRUE;
+}
+
 bool_t echo_shutdown_1_svc(void *argp, void *result, struct svc_req *rq)
 {
 	(void)argp; (void)result; (void)rq;
@@ -90,6 +100,7 @@ union echo_any {
 	echo_bytes b;
 	echo_fixed f;
 	echo_str s;
+	echo_words w;
 	u_int ms;
 };
 
@@ -131,6 +142,7 @@ static void dispatch_async(struct svc_req *rq, SVCXPRT *xprt)
 	P(ECHO_STRING, echo_string_1_svc, xdr_echo_str, xdr_echo_str);
 	P(ECHO_SHUTDOWN, echo_shutdown_1_svc, xdr_void, xdr_void);
 	P(ECHO_SLEEP, echo_sleep_1_svc, xdr_u_int, xdr_void);
+	P(ECHO_WORDS, echo_words_1_svc, xdr_echo_words, xdr_echo_words);
 #undef P
 	default:
 		svcerr_noproc(xprt);

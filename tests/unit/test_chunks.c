@@ -291,6 +291,38 @@ START_TEST(reply_table)
 }
 END_TEST
 
+/* ---- learning which procedures need a Reply chunk ------------------------ */
+START_TEST(reply_learning)
+{
+	enum rpcrdma_reply_seen s = RPCRDMA_SEEN_NOTHING;
+
+	/* Cheap offers (windows) are always made. */
+	ck_assert(rpcrdma_offer_unknown(RPCRDMA_SEEN_NOTHING, true));
+	ck_assert(rpcrdma_offer_unknown(RPCRDMA_SEEN_INLINE, true));
+	ck_assert(rpcrdma_offer_unknown(RPCRDMA_SEEN_CHUNK, true));
+	/* Costly ones: first call probes, inline Replies stop it. */
+	ck_assert(rpcrdma_offer_unknown(s, false));
+	s = rpcrdma_reply_learn(s, true, false, false);
+	ck_assert_int_eq(s, RPCRDMA_SEEN_INLINE);
+	ck_assert(!rpcrdma_offer_unknown(s, false));
+	/* Calls that offered nothing and came back inline teach nothing. */
+	ck_assert_int_eq(rpcrdma_reply_learn(s, false, false, false),
+			 RPCRDMA_SEEN_INLINE);
+	ck_assert_int_eq(rpcrdma_reply_learn(RPCRDMA_SEEN_NOTHING, false,
+					     false, false),
+			 RPCRDMA_SEEN_NOTHING);
+	/* A refusal for want of a chunk, or a Reply in one, is for good. */
+	s = rpcrdma_reply_learn(s, false, false, true);
+	ck_assert_int_eq(s, RPCRDMA_SEEN_CHUNK);
+	ck_assert(rpcrdma_offer_unknown(s, false));
+	ck_assert_int_eq(rpcrdma_reply_learn(s, true, false, false),
+			 RPCRDMA_SEEN_CHUNK);
+	ck_assert_int_eq(rpcrdma_reply_learn(RPCRDMA_SEEN_NOTHING, true, true,
+					     false),
+			 RPCRDMA_SEEN_CHUNK);
+}
+END_TEST
+
 /* ---- returned chunks ------------------------------------------------------ */
 static struct rpcrdma_chunk chunk(unsigned n, const uint32_t *lens)
 {
@@ -507,6 +539,7 @@ int main(void)
 	tcase_add_loop_test(tr, reply_table, 0,
 			    sizeof(reply_rows) / sizeof(reply_rows[0]));
 	tcase_add_test(tr, returned_checks);
+	tcase_add_test(tr, reply_learning);
 	tcase_add_test(tr, returned_no_wrap);
 	tcase_add_test(tr, sizes);
 	tcase_add_test(tr, ddp_decode);

@@ -1,0 +1,200 @@
+/*
+ * The RPC message of an RDMA call: the Call encoded into the slot's
+ * scratch (or, when it does not fit, whole into a spill buffer), the
+ * Reply decoded from its receive buffer or Reply chunk, and what Replies
+ * teach about offering Reply chunks.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clnt_rdma.h"
+
+
+/*
+ * RPC call header, credentials, then the arguments, into an XDR buffer
+ * over @buf: opaques of at least @threshold bytes referenced in place
+ * (0: none), the rest copied.
+ */
+int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		       char *buf, uint32_t len, uint32_t threshold,
+		       struct rpcrdma_xdr_buf *xb)
+{
+	XDR xdrs;
+	uint32_t call = CALL, rpcvers = RPC_MSG_VERSION;
+	uint32_t prog = (uint32_t)cr->cr_prog, vers = (uint32_t)cr->cr_vers;
+	uint32_t p = (uint32_t)proc, xid = rq->rq_xid;
+	int ok;
+
+	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
+	rpcrdma_xdrbuf_create(&xdrs, xb);
+	ok = xdr_u_int32_t(&xdrs, &xid) && xdr_u_int32_t(&xdrs, &call) &&
+	     xdr_u_int32_t(&xdrs, &rpcvers) && xdr_u_int32_t(&xdrs, &prog) &&
+	     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p) &&
+	     AUTH_MARSHALL(cr->cr_clnt.cl_auth, &xdrs) &&
+	     AUTH_WRAP(cr->cr_clnt.cl_auth, &xdrs, xargs, argsp);
+	XDR_DESTROY(&xdrs);
+	return ok ? 0 : -EMSGSIZE;
+}
+
+/* Spill buffers kept by a slot between calls; larger ones are freed. */
+#define RPCRDMA_SPILL_KEEP	(64u << 10)
+#define RPCRDMA_SPILL_MAX	((4u << 20) + (64u << 10))
+
+/*
+ * The arguments did not fit the slot's scratch (copied, non-opaque data
+ * beyond ro_inline_send, or more pieces than one XDR buffer tracks):
+ * encode the whole Call copied into a buffer of the slot's own, grown
+ * up to RPCRDMA_SPILL_MAX; it then goes inline if it fits, else as a
+ * long Call.  Slow, rare, counted.  -EMSGSIZE when even that is short
+ * (or the arguments cannot be encoded at all), -ENOMEM.
+ */
+int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			  rpcproc_t proc, xdrproc_t xargs, void *argsp,
+			  struct rpcrdma_xdr_buf *xb)
+{
+	uint32_t len = rq->rq_spill_len ? rq->rq_spill_len : RPCRDMA_SPILL_KEEP;
+
+	for (;;) {
+		if (len > rq->rq_spill_len) {
+			char *p = realloc(rq->rq_spill, len);
+
+			if (!p)
+				return -ENOMEM;
+			rq->rq_spill = p;
+			rq->rq_spill_len = len;
+		}
+		if (!cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_spill, len,
+				 0, xb)) {
+			pthread_mutex_lock(&cr->cr_x.rx_lock);
+			cr->cr_x.rx_stats.rs_spilled_calls++;
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			return 0;
+		}
+		if (len >= RPCRDMA_SPILL_MAX)
+			return -EMSGSIZE;
+		len = len * 4 > RPCRDMA_SPILL_MAX ? RPCRDMA_SPILL_MAX : len * 4;
+	}
+}
+
+/* A call is over and nothing may read its spill buffer: trim it. */
+void cr_trim_spill(struct rpcrdma_req *rq)
+{
+	if (rq->rq_spill_len <= RPCRDMA_SPILL_KEEP)
+		return;
+	free(rq->rq_spill);
+	rq->rq_spill = NULL;
+	rq->rq_spill_len = 0;
+}
+
+enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+				   xdrproc_t xres, void *resp)
+{
+	struct rpcrdma_req_chunks *ch = &rq->rq_ch;
+	struct rpcrdma_rep *rep = rq->rq_rep;
+	struct rpcrdma_xdr_dec xd;
+	struct rpc_err err;
+	struct rpc_msg msg;
+	XDR xdrs;
+	enum clnt_stat st;
+
+	/* RDMA_NOMSG: the whole Reply was written into our Reply chunk. */
+	if (ch->rc_nomsg)
+		rpcrdma_xdrdec_create(&xdrs, &xd, ch->rc_reply_buf,
+				      ch->rc_reply_len,
+				      ch->rc_has_write ? &ch->rc_ddp : NULL);
+	else
+		rpcrdma_xdrdec_create(&xdrs, &xd, rep->rr_buf + rq->rq_off,
+				      (uint32_t)(rep->rr_len - rq->rq_off),
+				      ch->rc_has_write ? &ch->rc_ddp : NULL);
+	memset(&msg, 0, sizeof(msg));
+	msg.acpted_rply.ar_verf = _null_auth;
+	msg.acpted_rply.ar_results.where = NULL;
+	msg.acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
+	if (!xdr_replymsg(&xdrs, &msg)) {
+		XDR_DESTROY(&xdrs);
+		return cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
+	}
+	_seterr_reply(&msg, &err);
+	st = cr_put_err(cr, &err);
+	if (st == RPC_SUCCESS) {
+		if (!AUTH_VALIDATE(cr->cr_clnt.cl_auth, &msg.acpted_rply.ar_verf))
+			st = cr_set_err(cr, RPC_AUTHERROR, 0);
+		else if (!AUTH_UNWRAP(cr->cr_clnt.cl_auth, &xdrs, xres, resp) ||
+			 rpcrdma_xdrdec_finish(&xd))
+			st = cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
+	} else if (AUTH_REFRESH(cr->cr_clnt.cl_auth, &msg)) {
+		/* Fresh credentials would need a resend; report as is. */
+	}
+	if (msg.acpted_rply.ar_verf.oa_base) {
+		xdrs.x_op = XDR_FREE;
+		xdr_opaque_auth(&xdrs, &msg.acpted_rply.ar_verf);
+	}
+	XDR_DESTROY(&xdrs);
+	return st;
+}
+
+static uint8_t *seen_of(struct clnt_rdma *cr, rpcproc_t proc, bool ddp)
+{
+	return &cr->cr_seen[ddp][proc < RPCRDMA_MAX_HINTS ? proc : RPCRDMA_MAX_HINTS];
+}
+
+/* An accepted Reply with void results: 6 words and a verifier body. */
+#define RPCRDMA_VOID_REPLY_MAX (6 * 4 + MAX_AUTH_BYTES)
+
+/*
+ * The bound on this call's Reply: void results surely fit inline (an
+ * accepted reply header and a verifier); else the procedure's hint, if
+ * the program gave one; else, under auto, what earlier Replies of the
+ * procedure taught (rpcrdma_offer_unknown): "fits inline" once they
+ * came inline where a Reply chunk costs a registration per RPC.  0:
+ * unknown, ro_max_reply decides.
+ */
+uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc,
+			    xdrproc_t xres, bool ddp)
+{
+	enum rpcrdma_reply_seen seen;
+
+	if (xres == (xdrproc_t)(void (*)(void))xdr_void)
+		return RPCRDMA_VOID_REPLY_MAX;
+	if (proc < RPCRDMA_MAX_HINTS && cr->cr_hints[proc])
+		return cr->cr_hints[proc];
+	if (cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_AUTO)
+		return 0;
+	seen = (enum rpcrdma_reply_seen)__atomic_load_n(seen_of(cr, proc, ddp),
+							__ATOMIC_RELAXED);
+	return rpcrdma_offer_unknown(seen, cr->cr_cheap_reply) ?
+	       0 : RPCRDMA_VOID_REPLY_MAX;
+}
+
+/*
+ * Learn from this call's outcome (auto, no hint): a Reply that came in
+ * the Reply chunk, or ERR_CHUNK to a call that offered none, marks the
+ * procedure for good; an inline Reply to an offer stops the probing.
+ * Returns true when the call should go again with a Reply chunk.
+ */
+bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc,
+			xdrproc_t xres, const struct rpcrdma_req *rq)
+{
+	const struct rpcrdma_req_chunks *ch = &rq->rq_ch;
+	bool refused = rq->rq_state == RQ_FAILED && rq->rq_refused_chunk &&
+		       !ch->rc_has_reply;
+	uint8_t *seen = seen_of(cr, proc, ch->rc_has_write);
+	enum rpcrdma_reply_seen was, now;
+
+	if (cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_AUTO ||
+	    xres == (xdrproc_t)(void (*)(void))xdr_void ||
+	    (proc < RPCRDMA_MAX_HINTS && cr->cr_hints[proc]) ||
+	    !cr->cr_x.rx_opts.ro_max_reply)
+		return false;
+	if (rq->rq_state != RQ_REPLIED && !refused)
+		return false;
+	was = (enum rpcrdma_reply_seen)__atomic_load_n(seen, __ATOMIC_RELAXED);
+	now = rpcrdma_reply_learn(was, ch->rc_has_reply,
+				  rq->rq_state == RQ_REPLIED && ch->rc_nomsg,
+				  refused);
+	if (now != was)
+		__atomic_store_n(seen, (uint8_t)now, __ATOMIC_RELAXED);
+	return refused;
+}

@@ -1,0 +1,110 @@
+/*
+ * The RDMA CLIENT's private state, shared by its files: the call path
+ * and completion handling (clnt_rdma.c), the RPC message of a call
+ * (clnt_msg.c), and creation, connection and teardown (clnt_setup.c).
+ */
+#ifndef RPCRDMA_CLNT_RDMA_H
+#define RPCRDMA_CLNT_RDMA_H
+
+#include <stdbool.h>
+#include <rpc/rpc.h>
+#include "clnt_chunks.h"
+#include "transport.h"
+
+
+/* The life of one call slot. */
+enum rpcrdma_req_state {
+	RQ_FREE,	/* unused; may be taken by a caller holding a credit */
+	RQ_SENT,	/* Call posted; the caller waits for the Reply */
+	RQ_REPLIED,	/* Reply attached in rq_rep; the caller decodes it */
+	RQ_FAILED,	/* the connection died or the peer sent RDMA_ERROR */
+	RQ_ABANDONED,	/* the caller timed out; the Reply, if any, is dropped */
+};
+
+struct rpcrdma_req {
+	enum rpcrdma_req_state rq_state;
+	uint32_t rq_xid;
+	int rq_err;			/* RQ_FAILED: negative errno */
+	bool rq_refused_chunk;		/* RQ_FAILED by RDMA_ERROR/ERR_CHUNK */
+	struct rpcrdma_rep *rq_rep;
+	size_t rq_off;			/* RPC message offset in rq_rep */
+	pthread_cond_t rq_cond;
+	char *rq_scratch;		/* XDR head/tail storage (copied when sent) */
+	char *rq_spill;			/* a Call too big for scratch, all copied */
+	uint32_t rq_spill_len;
+	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
+	struct rpcrdma_req_chunks rq_ch;	/* chunks offered, and what came back */
+};
+
+/*
+ * A thread waiting in cr_wait_for(): asleep on w_cond unless it is the
+ * poller.  The poller wakes the first one when it leaves, so the role
+ * passes on while anyone still waits.
+ */
+struct cr_waiter {
+	pthread_cond_t *w_cond;
+	struct cr_waiter *w_next;
+};
+
+struct clnt_rdma {
+	CLIENT cr_clnt;
+	struct rpcrdma_xprt cr_x;
+	rpcprog_t cr_prog;
+	rpcvers_t cr_vers;
+	uint32_t cr_xid;
+	uint32_t cr_credits;		/* calls we may have in flight now */
+	uint32_t cr_inflight;
+	pthread_cond_t cr_credit_cond;
+	struct rpcrdma_req *cr_reqs;
+	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
+	int cr_polling;			/* a waiter is reaping the CQ */
+	struct cr_waiter *cr_waiters;	/* the others, asleep */
+	struct rpc_err cr_err;		/* the last call's outcome */
+	char *cr_scratch_mem;		/* every slot's scratch, one allocation */
+	char *cr_reply_mem;		/* every slot's Reply chunk target */
+	uint32_t cr_hints[RPCRDMA_MAX_HINTS];	/* per-procedure Reply bounds */
+	/* What Replies taught, per procedure (the last for all others),
+	 * apart for calls with a Write chunk, whose Replies leave the bulk
+	 * out: enum rpcrdma_reply_seen. */
+	uint8_t cr_seen[2][RPCRDMA_MAX_HINTS + 1];
+	bool cr_cheap_reply;		/* Reply chunks are windows: offers are cheap */
+	struct timeval cr_timeout;
+	int cr_timeout_set;
+	pthread_t cr_thread;
+	int cr_stopfd;			/* eventfd: stop the progress thread */
+	int cr_thread_started;
+};
+
+
+static inline struct clnt_rdma *to_cr(CLIENT *cl)
+{
+	return rpcrdma_container_of(cl, struct clnt_rdma, cr_clnt);
+}
+
+/* clnt_rdma.c */
+extern struct clnt_ops cr_ops;
+void *cr_progress(void *arg);
+void cr_reap_wait(void *arg);
+enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e);
+enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err);
+
+/* clnt_msg.c */
+int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		   rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		   char *buf, uint32_t len, uint32_t threshold,
+		   struct rpcrdma_xdr_buf *xb);
+int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		      rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		      struct rpcrdma_xdr_buf *xb);
+void cr_trim_spill(struct rpcrdma_req *rq);
+enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			       xdrproc_t xres, void *resp);
+uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
+			bool ddp);
+bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
+		    const struct rpcrdma_req *rq);
+
+/* clnt_setup.c */
+void cr_destroy(CLIENT *cl);
+
+#endif /* RPCRDMA_CLNT_RDMA_H */

@@ -1,0 +1,240 @@
+/*
+ * Creating an RDMA CLIENT (options, call slots, the connection and its
+ * progress thread), destroying it, and the caller's own registrations.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "clnt_rdma.h"
+
+
+static void cr_free(struct clnt_rdma *cr)
+{
+	uint32_t i;
+
+	if (cr->cr_reqs) {
+		for (i = 0; i < cr->cr_nslots; i++) {
+			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
+			rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
+			free(cr->cr_reqs[i].rq_spill);
+		}
+		free(cr->cr_reqs);
+	}
+	free(cr->cr_scratch_mem);
+	free(cr->cr_reply_mem);
+	if (cr->cr_stopfd >= 0)
+		close(cr->cr_stopfd);
+	pthread_cond_destroy(&cr->cr_credit_cond);
+	rpcrdma_xprt_fini(&cr->cr_x);
+	if (cr->cr_clnt.cl_auth)
+		auth_destroy(cr->cr_clnt.cl_auth);
+	free(cr);
+}
+
+void cr_destroy(CLIENT *cl)
+{
+	struct clnt_rdma *cr = to_cr(cl);
+	uint64_t one = 1;
+
+	if (cr->cr_thread_started) {
+		if (write(cr->cr_stopfd, &one, sizeof(one)) != sizeof(one))
+			abort();	/* an eventfd write cannot fail here */
+		pthread_join(cr->cr_thread, NULL);
+	}
+	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+	cr_free(cr);
+}
+
+static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
+{
+	struct rpcrdma_xprt *x = &cr->cr_x;
+	int tmo = (int)x->rx_opts.ro_connect_timeout_ms;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN], peer[256];
+	uint8_t peer_len = 0;
+	uint32_t i;
+	int rc;
+
+	rc = rpcrdma_ep_resolve(&x->rx_ep, host, port, x->rx_opts.ro_source, tmo);
+	RPCRDMA_DBG("client: resolve %s:%s from %s: %d", host, port,
+		    x->rx_opts.ro_source ? x->rx_opts.ro_source : "any", rc);
+	if (rc)
+		return rc;
+	/* One receive per credit, plus one for a stray or error Reply;
+	 * send queue room for a window bind and invalidation per slot. */
+	x->rx_extra_wr = 2 * cr->cr_nslots;
+	rc = rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests + 1);
+	RPCRDMA_DBG("client: endpoint setup: %d, inline granted %u", rc,
+		    x->rx_ep.re_inline_granted);
+	if (rc)
+		return rc;
+	for (i = 0; i < x->rx_ep.re_nrecv; i++) {
+		rc = rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]);
+		if (rc)
+			return rc;
+	}
+	/* Reply chunks through memory windows where the device has them:
+	 * the first slot's window proves it, the others come on first use. */
+	if (cr->cr_reply_mem &&
+	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
+		for (i = 0; i < cr->cr_nslots; i++)
+			cr->cr_reqs[i].rq_ch.rc_mw_allowed = true;
+	cr->cr_cheap_reply = cr->cr_reqs[0].rq_ch.rc_mw_allowed;
+	RPCRDMA_DBG("client: Reply chunks via %s",
+		    cr->cr_reqs[0].rq_ch.rc_mw_allowed ? "memory windows" :
+		    "per-RPC MRs");
+	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
+	if (rc < 0)
+		return rc;
+	rc = rpcrdma_ep_connect(&x->rx_ep, pdata, (uint8_t)rc, tmo, peer,
+				&peer_len);
+	if (rc)
+		return rc;
+	rpcrdma_xprt_negotiate(x, peer, peer_len);
+	return 0;
+}
+
+CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
+			 rpcvers_t vers, const struct rpcrdma_options *opts)
+{
+	struct clnt_rdma *cr;
+	uint32_t i, reply_cap = 0;
+	int rc;
+
+	memset(&rpc_createerr, 0, sizeof(rpc_createerr));
+	if (!host || !port) {
+		rpc_createerr.cf_stat = RPC_UNKNOWNADDR;
+		rpc_createerr.cf_error.re_errno = EINVAL;
+		return NULL;
+	}
+	cr = calloc(1, sizeof(*cr));
+	if (!cr)
+		goto out_nomem;
+	cr->cr_stopfd = -1;
+	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
+	if (rc) {
+		free(cr);
+		if (rc != -EINVAL)
+			goto out_nomem;
+		/* Bad options, a file or a variable: rpcrdma.conf(5). */
+		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = EINVAL;
+		return NULL;
+	}
+	rpcrdma_cond_init(&cr->cr_credit_cond);
+	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
+		cr->cr_nslots <<= 1;
+	cr->cr_reqs = calloc(cr->cr_nslots, sizeof(*cr->cr_reqs));
+	if (!cr->cr_reqs)
+		goto out_free_nomem;
+	cr->cr_scratch_mem = malloc((size_t)cr->cr_nslots *
+				    cr->cr_x.rx_opts.ro_inline_send);
+	if (!cr->cr_scratch_mem)
+		goto out_free_nomem;
+	/* Reply chunk targets: address space only, pinned per RPC. */
+	if (cr->cr_x.rx_opts.ro_max_reply &&
+	    cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER) {
+		reply_cap = (cr->cr_x.rx_opts.ro_max_reply + 4095) & ~4095u;
+		if (posix_memalign((void **)&cr->cr_reply_mem, 4096,
+				   (size_t)cr->cr_nslots * reply_cap))
+			goto out_free_nomem;
+	}
+	cr->cr_x.rx_reap = cr_reap_wait;
+	cr->cr_x.rx_reap_arg = cr;
+	for (i = 0; i < cr->cr_nslots; i++) {
+		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
+		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
+					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
+		if (cr->cr_reply_mem) {
+			cr->cr_reqs[i].rq_ch.rc_reply_buf = cr->cr_reply_mem +
+							    (size_t)i * reply_cap;
+			cr->cr_reqs[i].rq_ch.rc_reply_cap = reply_cap;
+		}
+	}
+	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
+	if (cr->cr_stopfd < 0)
+		goto out_free_nomem;
+	cr->cr_prog = prog;
+	cr->cr_vers = vers;
+	cr->cr_credits = 1;	/* one call until the first grant */
+	cr->cr_xid = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	cr->cr_timeout.tv_sec = 25;
+	if (cr->cr_x.rx_opts.ro_call_timeout_ms) {
+		/* Configured: as if clnt_control(CLSET_TIMEOUT) had set it. */
+		cr->cr_timeout.tv_sec = cr->cr_x.rx_opts.ro_call_timeout_ms / 1000;
+		cr->cr_timeout.tv_usec = cr->cr_x.rx_opts.ro_call_timeout_ms % 1000 * 1000;
+		cr->cr_timeout_set = 1;
+	}
+	cr->cr_clnt.cl_ops = &cr_ops;
+	cr->cr_clnt.cl_netid = "rdma";
+	cr->cr_clnt.cl_tp = "rdma";
+	cr->cr_clnt.cl_auth = authnone_create();
+	if (!cr->cr_clnt.cl_auth)
+		goto out_free_nomem;
+
+	rc = cr_connect(cr, host, port);
+	RPCRDMA_DBG("client: connect %s:%s: %d, inline granted %u", host, port,
+		    rc, cr->cr_x.rx_ep.re_inline_granted);
+	if (rc) {
+		rpc_createerr.cf_stat = rc == -EHOSTUNREACH || rc == -ENODEV ||
+					rc == -EADDRNOTAVAIL ?
+					RPC_UNKNOWNHOST : RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = -rc;
+		cr_free(cr);
+		return NULL;
+	}
+	if (pthread_create(&cr->cr_thread, NULL, cr_progress, cr)) {
+		rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+		goto out_free_nomem;
+	}
+	cr->cr_thread_started = 1;
+	return &cr->cr_clnt;
+
+out_free_nomem:
+	cr_free(cr);
+out_nomem:
+	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+	rpc_createerr.cf_error.re_errno = ENOMEM;
+	return NULL;
+}
+
+struct rpcrdma_mr *clnt_rdma_reg_mem(CLIENT *cl, void *addr, size_t len)
+{
+	struct clnt_rdma *cr;
+	struct rpcrdma_mr *mr;
+
+	if (!cl || cl->cl_ops != &cr_ops) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cr = to_cr(cl);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	mr = rpcrdma_mr_add_user(&cr->cr_x.rx_mrs, &cr->cr_x.rx_ep, addr, len);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (!mr && !errno)
+		errno = EINVAL;
+	return mr;
+}
+
+int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr)
+{
+	struct clnt_rdma *cr;
+	int rc;
+
+	if (!cl || cl->cl_ops != &cr_ops) {
+		errno = EINVAL;
+		return -1;
+	}
+	cr = to_cr(cl);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	rc = rpcrdma_mr_remove_user(&cr->cr_x.rx_mrs, mr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (rc) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
