@@ -59,7 +59,9 @@ killmid() {
 	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
 		sleep 0.05; i=$((i + 1))
 	done
-	timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -a "$srv" \
+	# Without reconnection: the call fails, and so do later ones, at once.
+	RPCRDMA_RECONNECT_TRIES=0 timeout 60 $RPCRDMA_CLIENT_EXEC \
+		"$b/tests/rdma/echo_client" -a "$srv" \
 		-b "$cli" -p $port -k "$flag" >"$work/$name.client" 2>&1 &
 	cpid=$!
 	i=0
@@ -95,6 +97,61 @@ pair bad-replies \
 	"$b/tests/rdma/badreply_client -a $srv -b $cli"
 
 killmid server-killed-mid-call
+
+# restartmid NAME: the server is killed while a call is in flight and
+# started again on the same port; the client reconnects, the call goes
+# again with its xid (its trace shows that xid posted twice) and completes,
+# and the same CLIENT carries later calls.
+restartmid() {
+	name=$1; port=$((port + 1))
+	ready=$work/$name.ready flag=$work/$name.calling
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	i=0
+	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	RPCRDMA_DEBUG=1 timeout 100 $RPCRDMA_CLIENT_EXEC \
+		"$b/tests/rdma/fault_client" -a "$srv" -b "$cli" -p $port \
+		-Y "$flag" >"$work/$name.client" 2>"$work/$name.trace" &
+	cpid=$!
+	i=0
+	while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	# Let the Call reach the server, then kill it and start another.
+	sleep 0.5
+	pkill -KILL -f "echo_server -a $srv -p $port "
+	wait $spid
+	rm -f "$ready"
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server2" 2>&1 &
+	spid=$!
+	wait $cpid
+	crc=$?
+	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	dup=$(sed -n 's/.*client: Call xid \(0x[0-9a-f]*\),.*/\1/p' \
+		"$work/$name.trace" | sort | uniq -d | head -n 1)
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$dup" ]; then
+		echo "ok - $kind: $name # xid $dup sent twice"
+	else
+		echo "not ok - $kind: $name (client exit $crc, server exit $src, xid sent twice: '${dup}')"
+		awk '{ print "# client: " $0 }' "$work/$name.client"
+		grep -v "^client: Call\|Reply of" "$work/$name.trace" | tail -n 30 |
+			awk '{ print "# trace: " $0 }'
+		failed=1
+	fi
+}
+restartmid server-restarted-mid-call
+
+# Calls the server drops, abandoned by their callers, hold every credit:
+# the next call recovers by reconnecting.
+pair credit-starvation \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/fault_client -Z -a $srv -b $cli"
 
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; }
 
