@@ -5,9 +5,13 @@
  * connection (retransmitted, same xid: the harness checks the trace),
  * later calls too, on the same CLIENT.  -Z: calls the server drops hold
  * every credit once their callers timed out; the next call recovers by
- * reconnecting, counted.
+ * reconnecting, counted.  -W FLAG: the harness takes the link down for a
+ * few seconds once FLAG exists; every call in flight returns within its
+ * timeout (done, retransmitted after reconnecting, or failed), and the
+ * same CLIENT carries calls once the link is back.
  */
 #include "config.h"
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +109,79 @@ static void restarted(CLIENT *cl, const char *flag)
 	printf("fault_client: 20 calls after the restart on the same CLIENT\n");
 }
 
+#define CUT_CALLS 4
+#define CUT_TIMEOUT 8
+
+struct cut_call {
+	pthread_t cc_t;
+	CLIENT *cc_cl;
+	enum clnt_stat cc_st;
+	double cc_secs;
+};
+
+static void *cut_one(void *arg)
+{
+	struct cut_call *cc = arg;
+	struct timeval tmo = { CUT_TIMEOUT, 0 };
+	u_int ms = 1000;
+	double t0 = now();
+
+	cc->cc_st = clnt_call(cc->cc_cl, ECHO_SLEEP, (xdrproc_t)xdr_u_int,
+			      (char *)&ms, (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+	cc->cc_secs = now() - t0;
+	return NULL;
+}
+
+static void link_cut(CLIENT *cl, const char *flag)
+{
+	struct cut_call cc[CUT_CALLS];
+	struct rpcrdma_stats s;
+	double t0, give_up;
+	unsigned i, ok = 0;
+	FILE *f;
+
+	for (i = 0; i < CUT_CALLS; i++) {
+		cc[i] = (struct cut_call){ 0, cl, RPC_SUCCESS, 0 };
+		if (pthread_create(&cc[i].cc_t, NULL, cut_one, &cc[i]))
+			die("pthread_create");
+	}
+	f = fopen(flag, "w");
+	if (!f || fclose(f))
+		die("cannot create %s", flag);
+	for (i = 0; i < CUT_CALLS; i++) {
+		pthread_join(cc[i].cc_t, NULL);
+		printf("fault_client: call %u in flight at the cut: %s after "
+		       "%.2f s\n", i, clnt_sperrno(cc[i].cc_st), cc[i].cc_secs);
+		if (cc[i].cc_secs > CUT_TIMEOUT + 1.5)
+			die("call %u outlived its %d s timeout", i, CUT_TIMEOUT);
+		ok += cc[i].cc_st == RPC_SUCCESS;
+	}
+	/* The link comes back: the same CLIENT recovers. */
+	t0 = now();
+	give_up = t0 + 60;
+	for (;;) {
+		struct timeval tmo = { 5, 0 };
+		enum clnt_stat st;
+
+		st = clnt_call(cl, ECHO_NULL, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+			       (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+		if (st == RPC_SUCCESS)
+			break;
+		if (now() > give_up)
+			die("no call succeeded within 60 s of the cut: %s",
+			    clnt_sperrno(st));
+		usleep(100 * 1000);
+	}
+	printf("fault_client: a call succeeded %.2f s after the calls in "
+	       "flight ended\n", now() - t0);
+	for (i = 0; i < 10; i++)
+		echo_ok(cl, 100 + i, "after the link came back");
+	s = stats(cl);
+	print_stats("after the cut", &s);
+	printf("fault_client: %u of %d calls in flight completed, none hung\n",
+	       ok, CUT_CALLS);
+}
+
 static void starved(CLIENT *cl)
 {
 	struct timeval tmo = { 0, 300 * 1000 };
@@ -141,25 +218,26 @@ static void starved(CLIENT *cl)
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL, *port = NULL, *flag = NULL;
+	const char *addr = NULL, *port = NULL, *flag = NULL, *cut = NULL;
 	struct rpcrdma_options o;
 	int c, starve = 0;
 	CLIENT *cl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:Y:Z")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:Y:ZW:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
 		case 'p': port = optarg; break;
 		case 'Y': flag = optarg; break;
 		case 'Z': starve = 1; o.ro_max_requests = 2; break;
+		case 'W': cut = optarg; break;
 		default: return 2;
 		}
 	}
-	if (!addr || !port || (!flag && !starve))
-		die("usage: fault_client -a ADDR [-b SRC] -p PORT -Y FLAG | -Z");
+	if (!addr || !port || (!flag && !starve && !cut))
+		die("usage: fault_client -a ADDR [-b SRC] -p PORT -Y FLAG | -Z | -W FLAG");
 	alarm(110);
 	cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o);
 	if (!cl)
@@ -167,6 +245,8 @@ int main(int argc, char **argv)
 	echo_ok(cl, 10, "first");
 	if (flag)
 		restarted(cl, flag);
+	else if (cut)
+		link_cut(cl, cut);
 	else
 		starved(cl);
 	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
