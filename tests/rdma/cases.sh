@@ -11,6 +11,14 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 failed=0
 port=20100
 
+# wait_for FILE PID: until FILE exists, PID is gone, or 30 s passed.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+}
+
 # pair NAME "SERVER ARGS" "CLIENT ARGS": the server gets -r READYFILE -p PORT,
 # the client -p PORT; each runs under a timeout on its own host.
 pair() {
@@ -18,10 +26,7 @@ pair() {
 	ready=$work/$name.ready
 	timeout 120 $RPCRDMA_SERVER_EXEC $2 -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	if [ -e "$ready" ]; then
 		timeout 120 $RPCRDMA_CLIENT_EXEC $3 -p $port >"$work/$name.client" 2>&1
 		crc=$?
@@ -55,19 +60,13 @@ killmid() {
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	# Without reconnection: the call fails, and so do later ones, at once.
 	RPCRDMA_RECONNECT_TRIES=0 timeout 60 $RPCRDMA_CLIENT_EXEC \
 		"$b/tests/rdma/echo_client" -a "$srv" \
 		-b "$cli" -p $port -k "$flag" >"$work/$name.client" 2>&1 &
 	cpid=$!
-	i=0
-	while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$flag" $cpid
 	# Let the Call reach the server, then kill it without warning.
 	sleep 0.5
 	pkill -KILL -f "echo_server -a $srv -p $port " 
@@ -108,18 +107,12 @@ restartmid() {
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	RPCRDMA_DEBUG=1 timeout 100 $RPCRDMA_CLIENT_EXEC \
 		"$b/tests/rdma/fault_client" -a "$srv" -b "$cli" -p $port \
 		-Y "$flag" >"$work/$name.client" 2>"$work/$name.trace" &
 	cpid=$!
-	i=0
-	while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$flag" $cpid
 	# Let the Call reach the server, then kill it and start another.
 	sleep 0.5
 	pkill -KILL -f "echo_server -a $srv -p $port "
@@ -165,17 +158,11 @@ linkcut() {
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 4 \
 		-a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	timeout 110 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/fault_client" \
 		-a "$srv" -b "$cli" -p $port -W "$flag" >"$work/$name.client" 2>&1 &
 	cpid=$!
-	i=0
-	while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$flag" $cpid
 	sleep 0.3
 	link_set down
 	sleep 3
@@ -266,10 +253,7 @@ threaded_many() {
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 8 $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	why=
 	[ -e "$ready" ] || why="server never became ready"
 	if [ -z "$why" ]; then
@@ -361,10 +345,7 @@ stall() {
 	timeout 300 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	timeout 240 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
 		-b "$cli" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
 		>"$work/$name.peer" 2>&1 &

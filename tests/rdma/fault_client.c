@@ -20,38 +20,9 @@
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "test_util.h"
 
 #define ECHO_DROP 0xffffffffu	/* ECHO_SLEEP of this: no Reply, ever */
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("fault_client: FAIL: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static struct rpcrdma_stats stats(CLIENT *cl)
-{
-	struct rpcrdma_stats s;
-
-	memset(&s, 0, sizeof(s));
-	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
-		die("RPCRDMA_CLGET_STATS");
-	return s;
-}
 
 static void echo_ok(CLIENT *cl, unsigned n, const char *when)
 {
@@ -223,6 +194,7 @@ int main(int argc, char **argv)
 	int c, starve = 0;
 	CLIENT *cl;
 
+	tu_name = "fault_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	while ((c = getopt(argc, argv, "a:b:p:Y:ZW:")) != -1) {

@@ -17,31 +17,12 @@
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "test_util.h"
 
 static unsigned max_size = 131072;
 static double stop_at;
 static unsigned long long total_calls, total_bytes, chunked_calls;
 static pthread_mutex_t total_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("soak_client: FAIL: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* xorshift: each thread's own, reproducible sequence. */
 static uint32_t next(uint32_t *s)
@@ -134,6 +115,7 @@ int main(int argc, char **argv)
 	CLIENT **cls;
 	int c, shutdown_only = 0;
 
+	tu_name = "soak_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	while ((c = getopt(argc, argv, "a:b:p:c:t:D:M:S")) != -1) {
