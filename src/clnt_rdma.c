@@ -509,16 +509,22 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 				deadline))
 			return -ETIMEDOUT;
 	}
-	/* A free slot after the last one used (credits <= slots). */
-	for (i = 1; i <= cr->cr_nslots; i++)
-		if (cr->cr_reqs[(cr->cr_xid + i) & mask].rq_state == RQ_FREE)
+	/*
+	 * The lowest free slot: a slot's memory (its Reply chunk window on
+	 * rxe pins its Reply buffer once used) is reused before another's
+	 * is touched, so a handle pins what its concurrency needs, not all
+	 * its slots.
+	 */
+	for (i = 0; i < cr->cr_nslots; i++)
+		if (cr->cr_reqs[i].rq_state == RQ_FREE)
 			break;
-	if (i > cr->cr_nslots)
+	if (i == cr->cr_nslots)
 		return -EAGAIN;	/* cannot happen: credit_done counted slots */
-	/* The xid names its slot in its low bits (find_req). */
-	cr->cr_xid += i;
+	/* The xid names its slot in its low bits (find_req); the rest
+	 * counts calls, so an xid comes back only after 2^32 / slots. */
+	cr->cr_xid = ((cr->cr_xid + cr->cr_nslots) & ~mask) | i;
 	cr->cr_inflight++;
-	*rqp = &cr->cr_reqs[cr->cr_xid & mask];
+	*rqp = &cr->cr_reqs[i];
 	(*rqp)->rq_xid = cr->cr_xid;
 	(*rqp)->rq_rep = NULL;
 	(*rqp)->rq_refused_chunk = false;
