@@ -140,14 +140,20 @@ restartmid() {
 }
 restartmid server-restarted-mid-call
 
-# linkcut NAME: the client's veth goes down for 3 s with calls in flight;
-# each returns within its timeout, and the same CLIENT works after.
+# linkcut NAME: the link is cut for 3 s with calls in flight; each
+# returns within its timeout, and the same CLIENT works after.  siw: the
+# client's veth goes down.  rxe: both veths drop every packet (netem), as
+# with the two hosts in one namespace a veth set down only sends the
+# traffic through loopback instead.
 link_set() {
 	if [ "$kind" = rxe ]; then
-		ip link set rxeC "$1"
-		# Down flushed the policy route of the client's address.
-		[ "$1" = up ] &&
-			ip route replace 10.20.0.1 dev rxeC src 10.20.0.2 table 102
+		for d in rxeC rxeS; do
+			if [ "$1" = down ]; then
+				tc qdisc add dev $d root netem loss 100%
+			else
+				tc qdisc del dev $d root
+			fi
+		done
 	else
 		ip -n rpccli link set siwC "$1"
 	fi
