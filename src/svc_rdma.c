@@ -763,6 +763,11 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 		pthread_mutex_lock(&c->sc_x.rx_lock);
 		*stats = c->sc_x.rx_stats;
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		/* Pinned memory is its device's, shared with its siblings. */
+		pthread_mutex_lock(&c->sc_dev->sd_lock);
+		stats->rs_pool_pinned = c->sc_dev->sd_pinned;
+		stats->rs_pool_pinned_peak = c->sc_dev->sd_pinned_peak;
+		pthread_mutex_unlock(&c->sc_dev->sd_lock);
 		return 0;
 	}
 	if (xprt->xp_ops != &listener_ops)
@@ -775,6 +780,8 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 		stats_add(stats, &c->sc_x.rx_stats);
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
 	}
+	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
+			     &stats->rs_pool_pinned_peak);
 	pthread_mutex_unlock(&l->sl_lock);
 	return 0;
 }
