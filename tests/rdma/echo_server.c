@@ -14,6 +14,7 @@
  * registrations (none ever fails to get memory).
  */
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,34 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	}
 }
 
+/* Regions the pool cannot use are refused (EINVAL), and stay the program's. */
+static int refuses_bad_regions(struct ibv_pd *pd, void *mem)
+{
+	struct ibv_pd *other = ibv_alloc_pd(pd->context);
+	struct ibv_mr *small = ibv_reg_mr(pd, mem, 4096, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_mr *foreign = other ? ibv_reg_mr(other, mem, 1u << 20,
+						    IBV_ACCESS_LOCAL_WRITE) : NULL;
+	int bad = 0;
+
+	if (!small || !foreign) {
+		perror("ibv_alloc_pd/ibv_reg_mr");
+		return 1;
+	}
+	errno = 0;
+	if (svc_rdma_pool_add(listener, small) != -1 || errno != EINVAL)
+		bad = printf("server: FAIL: a 4 KiB region was taken\n");
+	errno = 0;
+	if (svc_rdma_pool_add(listener, foreign) != -1 || errno != EINVAL)
+		bad = printf("server: FAIL: a region on another PD was taken\n");
+	errno = 0;
+	if (svc_rdma_pool_add(NULL, small) != -1 || errno != EINVAL)
+		bad = printf("server: FAIL: no listener, yet taken\n");
+	ibv_dereg_mr(small);
+	ibv_dereg_mr(foreign);
+	ibv_dealloc_pd(other);
+	return bad;
+}
+
 /* A region of len bytes (huge pages when there are), handed to the pool. */
 static void *give_region(size_t len, size_t *mapped)
 {
@@ -206,6 +235,8 @@ static void *give_region(size_t len, size_t *mapped)
 	}
 	printf("server: region of %zu bytes, %s pages\n", len,
 	       *mapped == hlen && hlen != len ? "huge" : "ordinary");
+	if (refuses_bad_regions(pd, mem))
+		return NULL;
 	mr = ibv_reg_mr(pd, mem, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr || svc_rdma_pool_add(listener, mr)) {
 		perror("ibv_reg_mr/svc_rdma_pool_add");
