@@ -1,9 +1,8 @@
 /*
- * The server's chunk memory (svc_pool.h): a listener's connections on one
- * device share one PD, so one registered pool serves them all; a Call
- * takes a run of it for the bytes it needs and gives it back when
- * answered.  Regions the program hands over are tried first; when no
- * pool has room, ordinary memory is registered for that one Call.
+ * The server's chunk memory (svc_pool.h): one PD and pool per listener and
+ * device; a Call takes a run for its bytes and gives it back when answered.
+ * The program's regions are tried first; when no pool has room, ordinary
+ * memory is registered for that one Call.
  */
 #include "config.h"
 #include <errno.h>
