@@ -349,6 +349,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			/* Not an RPC Call: nothing to answer it with. */
 			count_bad_call(c);
 			conn_repost(c, rep);
+			svc_rdma_buf_put(c, &ct->ct_callbuf);
 			continue;
 		}
 		ct->ct_cur = rep;
