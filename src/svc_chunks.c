@@ -1,8 +1,9 @@
 /*
  * The server's chunks (RFC 8166 section 3.5): a Call that came with a
- * read list is reassembled by RDMA Read into a registered per-slot
- * buffer; a Reply too large to Send is RDMA Written into the Reply chunk
- * the Call offered.  Deciding is rchunks.c's; moving is rdma_rw.c's.
+ * read list is reassembled by RDMA Read into registered memory from the
+ * chunk pool; a Reply too large to Send is RDMA Written into the Reply
+ * chunk the Call offered.  Deciding is rchunks.c's; moving is rdma_rw.c's,
+ * the memory svc_pool.c's.
  */
 #include "config.h"
 #include <errno.h>
@@ -10,52 +11,6 @@
 #include <string.h>
 #include "rchunks.h"
 #include "svc_threads.h"
-
-static uint32_t bulk_size(int which)
-{
-	return which == SVC_RDMA_BULK_CALL ? SVC_RDMA_MAX_CALL : SVC_RDMA_MAX_REPLY;
-}
-
-/*
- * The slot's buffer, registered on first use: a connection that never
- * sees a chunk costs no memory for them, and one that does holds at most
- * two buffers per Call it serves at once.
- */
-struct svc_rdma_bulk *svc_rdma_bulk_get(struct svc_rdma_conn *c,
-					uint32_t slot, int which)
-{
-	struct svc_rdma_bulk *b = &c->sc_bulk[slot * 2 + (uint32_t)which];
-	size_t len = bulk_size(which);
-
-	if (b->sb_mem)
-		return b;
-	if (posix_memalign((void **)&b->sb_mem, 4096, len))
-		return b->sb_mem = NULL, NULL;
-	b->sb_mr = rpcrdma_reg_mem(&c->sc_x.rx_ep, b->sb_mem, len);
-	if (!b->sb_mr) {
-		free(b->sb_mem);
-		b->sb_mem = NULL;
-		return NULL;
-	}
-	return b;
-}
-
-void svc_rdma_bulk_free(struct svc_rdma_conn *c)
-{
-	uint32_t i;
-
-	if (!c->sc_bulk)
-		return;
-	/* No Read may land in a buffer after it is freed. */
-	rpcrdma_ep_destroy_qp(&c->sc_x.rx_ep);
-	for (i = 0; i < 2 * c->sc_nslots; i++) {
-		if (c->sc_bulk[i].sb_mr)
-			rpcrdma_dereg_mem(c->sc_bulk[i].sb_mr);
-		free(c->sc_bulk[i].sb_mem);
-	}
-	free(c->sc_bulk);
-	c->sc_bulk = NULL;
-}
 
 /* Write and Reply chunks that cannot be addressed are refused up front. */
 int svc_rdma_check_chunks(const struct rpcrdma_hdr *h)
@@ -73,9 +28,10 @@ int svc_rdma_check_chunks(const struct rpcrdma_hdr *h)
 /*
  * Rebuild the Call whose inline part is inl: the inline pieces copied,
  * the Read chunks pulled straight into place, their roundup zeroed.
- * Returns 0 with the Call at *msgp; -EBADMSG or -EMSGSIZE (answer
- * ERR_CHUNK, nothing was read); -ENOMEM; or the connection's failure
- * (-ETIMEDOUT: its Reads stalled, the caller tears it down).
+ * Returns 0 with the Call at *msgp, in ct->ct_callbuf until the Call is
+ * answered; -EBADMSG or -EMSGSIZE (answer ERR_CHUNK, nothing was read);
+ * -ENOMEM; or the connection's failure (-ETIMEDOUT: its Reads stalled,
+ * the caller tears it down).
  */
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,
@@ -85,16 +41,17 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	struct rpcrdma_remote rem[RPCRDMA_MAX_READ_SEGS];
 	struct timespec deadline;
 	struct rpcrdma_call_map m;
-	struct svc_rdma_bulk *b;
+	struct svc_rdma_buf *b = &ct->ct_callbuf;
 	unsigned int i;
 	int rc;
 
 	rc = rpcrdma_map_call(&ct->ct_hdr, inl_len, SVC_RDMA_MAX_CALL, &m);
 	if (rc)
 		return rc;
-	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_CALL);
-	if (!b)
-		return -ENOMEM;
+	/* Only the bytes this Call needs (the last Call gave its back). */
+	rc = svc_rdma_buf_get(c, m.cm_len, b);
+	if (rc)
+		return rc;
 	for (i = 0; i < m.cm_ncopies; i++)
 		memcpy(b->sb_mem + m.cm_copies[i].cc_dst,
 		       inl + m.cm_copies[i].cc_src, m.cm_copies[i].cc_len);
@@ -103,15 +60,17 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	for (i = 0; i < m.cm_npulls; i++) {
 		local[i].sg_addr = (uintptr_t)(b->sb_mem + m.cm_pulls[i].pl_dst);
 		local[i].sg_len = m.cm_pulls[i].pl_seg.rs_length;
-		local[i].sg_lkey = rpcrdma_mr_lkey(b->sb_mr);
+		local[i].sg_lkey = b->sb_lkey;
 		rem[i].rm_addr = m.cm_pulls[i].pl_seg.rs_offset;
 		rem[i].rm_rkey = m.cm_pulls[i].pl_seg.rs_handle;
 	}
 	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
 	rc = rpcrdma_rw_move(&c->sc_x, &ct->ct_rw, 0, local, rem, m.cm_npulls,
 			     &deadline);
-	if (rc)
+	if (rc) {
+		svc_rdma_buf_hold(c, b);
 		return rc;
+	}
 	/* The server counts what it pulled, under the client's names. */
 	pthread_mutex_lock(&c->sc_x.rx_lock);
 	if (ct->ct_hdr.rh_proc == RPCRDMA_NOMSG) {
@@ -133,7 +92,7 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
  * connection's failure.
  */
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct svc_rdma_bulk *b, uint64_t off,
+			const struct svc_rdma_buf *b, uint64_t off,
 			const struct rpcrdma_chunk *written)
 {
 	struct rpcrdma_sge local[RPCRDMA_MAX_CHUNK_SEGS];
@@ -148,7 +107,7 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			continue;
 		local[n].sg_addr = (uintptr_t)(b->sb_mem + off);
 		local[n].sg_len = s->rs_length;
-		local[n].sg_lkey = rpcrdma_mr_lkey(b->sb_mr);
+		local[n].sg_lkey = b->sb_lkey;
 		rem[n].rm_addr = s->rs_offset;
 		rem[n].rm_rkey = s->rs_handle;
 		off += s->rs_length;

@@ -36,6 +36,12 @@ static struct svc_rdma_listener *to_lst(SVCXPRT *xprt)
 	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_xprt);
 }
 
+/* The listener behind xprt, or NULL for any other SVCXPRT. */
+struct svc_rdma_listener *svc_rdma_lst_of(SVCXPRT *xprt)
+{
+	return xprt && xprt->xp_ops == &listener_ops ? to_lst(xprt) : NULL;
+}
+
 /* Add one connection's counters into a sum. */
 static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
 {
@@ -218,6 +224,16 @@ void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	conn_repost(c, rep);
 }
 
+/* A Call is answered (or abandoned): its receive and chunk buffer go back. */
+void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
+{
+	if (ct->ct_cur) {
+		conn_repost(c, ct->ct_cur);
+		ct->ct_cur = NULL;
+	}
+	svc_rdma_buf_put(c, &ct->ct_callbuf);
+}
+
 
 /*
  * Check one received message's transport header.  Returns the offset of
@@ -291,10 +307,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	if (!ct)
 		return FALSE;
 	/* A dispatcher that never replied leaves its Call behind. */
-	if (ct->ct_cur) {
-		conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
+	svc_rdma_call_release(c, ct);
 	if (c->sc_threaded) {
 		/* The leader reaps and sleeps; here, at most a look. */
 		if (!__atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED))
@@ -336,6 +349,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			/* Not an RPC Call: nothing to answer it with. */
 			count_bad_call(c);
 			conn_repost(c, rep);
+			svc_rdma_buf_put(c, &ct->ct_callbuf);
 			continue;
 		}
 		ct->ct_cur = rep;
@@ -429,8 +443,9 @@ static void conn_destroy(SVCXPRT *xprt)
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
-	svc_rdma_bulk_free(c);
+	svc_rdma_bufs_free(c);
 	rpcrdma_xprt_fini(&c->sc_x);
+	svc_rdma_dev_put(l, c->sc_dev);
 	/* Threaded: the private fd goes once nobody can look it up. */
 	if (c->sc_threaded)
 		close(c->sc_xprt.xp_fd);
@@ -469,10 +484,13 @@ static const struct xp_ops2 svc_rdma_ops2 = {
 
 /* ---- the listener -------------------------------------------------------- */
 
-static void conn_free_early(struct svc_rdma_conn *c)
+static void conn_free_early(struct svc_rdma_listener *l,
+			    struct svc_rdma_conn *c)
 {
-	svc_rdma_bulk_free(c);
+	svc_rdma_bufs_free(c);
 	rpcrdma_xprt_fini(&c->sc_x);
+	if (c->sc_dev)
+		svc_rdma_dev_put(l, c->sc_dev);
 	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
 	free(c->sc_scratch);
@@ -512,14 +530,19 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	/* One Reply scratch slice per thread that may reply at once. */
 	c->sc_nslots = slots;
 	c->sc_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
-	c->sc_bulk = calloc(2 * (size_t)slots, sizeof(*c->sc_bulk));
+	/* Its device's entry: the PD every connection there shares. */
+	c->sc_dev = svc_rdma_dev_get(l, rpcrdma_id_verbs(ev->id));
+	if (c->sc_dev) {
+		x->rx_ep.re_pd = c->sc_dev->sd_pd;
+		x->rx_ep.re_pd_shared = 1;
+	}
 	/* Room for one chain of RDMA Reads or Writes per slot, and as many
 	 * Reads outstanding as the client offered to serve. */
 	x->rx_nrw = 16 * slots;
 	x->rx_ep.re_rd_depth = rpcrdma_rd_depth(&x->rx_ep, &ev->param.conn);
 	if (l->sl_pool.sp_nthreads)
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->sc_queue || !c->sc_scratch || !c->sc_bulk ||
+	if (!c->sc_queue || !c->sc_scratch || !c->sc_dev ||
 	    (l->sl_pool.sp_nthreads && fd < 0) ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
 		goto out_free;
@@ -554,7 +577,7 @@ out_free:
 	if (ev->id->qp)
 		rdma_destroy_qp(ev->id);
 	x->rx_ep.re_id = NULL;
-	conn_free_early(c);
+	conn_free_early(l, c);
 out_reject:
 	ev->id->context = NULL;
 	rdma_reject(ev->id, NULL, 0);
@@ -640,6 +663,8 @@ static void lst_destroy(SVCXPRT *xprt)
 		conn_destroy(&l->sl_conns->sc_xprt);
 	if (l->sl_pool.sp_nthreads)
 		close(xprt->xp_fd);
+	/* After the last connection: nothing uses the PDs any more. */
+	svc_rdma_devs_fini(l);
 	rdma_destroy_id(l->sl_id);
 	rdma_destroy_event_channel(l->sl_ch);
 	pthread_mutex_destroy(&l->sl_lock);
@@ -739,6 +764,11 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 		pthread_mutex_lock(&c->sc_x.rx_lock);
 		*stats = c->sc_x.rx_stats;
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		/* Pinned memory is its device's, shared with its siblings. */
+		pthread_mutex_lock(&c->sc_dev->sd_lock);
+		stats->rs_pool_pinned = c->sc_dev->sd_pinned;
+		stats->rs_pool_pinned_peak = c->sc_dev->sd_pinned_peak;
+		pthread_mutex_unlock(&c->sc_dev->sd_lock);
 		return 0;
 	}
 	if (xprt->xp_ops != &listener_ops)
@@ -751,6 +781,8 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 		stats_add(stats, &c->sc_x.rx_stats);
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
 	}
+	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
+			     &stats->rs_pool_pinned_peak);
 	pthread_mutex_unlock(&l->sl_lock);
 	return 0;
 }

@@ -162,9 +162,9 @@ static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
  * segments of its encoding), one per Write chunk the Call offered and in
  * that order, go by RDMA Write; what remains, without their data and
  * roundup, is *rest, to be sent inline.  The client's planner does the
- * same cut for Read chunks.  The data is copied into the slot's
- * registered buffer first, so the results are never referenced after
- * this returns.  -ENOENT when it does not apply (no Write chunk, nothing
+ * same cut for Read chunks.  The data is copied into a buffer of the
+ * chunk pool first, so the results are never referenced after this
+ * returns.  -ENOENT when it does not apply (no Write chunk, nothing
  * to place, a chunk too small, or the rest would not fit inline): the
  * Write chunks then go back unused.  Other errors are the connection's.
  */
@@ -178,7 +178,7 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		.cl_max_rsegs = ch->rh_nwrites,
 	};
 	struct rpcrdma_call_plan plan;
-	struct svc_rdma_bulk *b;
+	struct svc_rdma_buf b;
 	uint64_t off = 0, bytes = 0;
 	unsigned int k;
 	ssize_t n;
@@ -199,17 +199,21 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
 	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
 		goto out_unused;
-	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_REPLY);
-	if (!b)
+	/* The bytes are known before anything is copied: take just those. */
+	if (svc_rdma_buf_get(c, bytes, &b))
 		goto out_unused;
 	for (k = 0; k < plan.cp_nrsegs; k++) {
-		memcpy(b->sb_mem + off, plan.cp_rsegs[k].rp_addr,
+		memcpy(b.sb_mem + off, plan.cp_rsegs[k].rp_addr,
 		       plan.cp_rsegs[k].rp_len);
-		rc = svc_rdma_push_chunk(c, ct, b, off, &h->rh_writes[k]);
-		if (rc)
+		rc = svc_rdma_push_chunk(c, ct, &b, off, &h->rh_writes[k]);
+		if (rc) {
+			svc_rdma_buf_hold(c, &b);
 			return rc;
+		}
 		off += plan.cp_rsegs[k].rp_len;
 	}
+	/* Written and acknowledged: the pool may have it back. */
+	svc_rdma_buf_put(c, &b);
 	*rest = plan.cp_inline;
 	pthread_mutex_lock(&c->sc_x.rx_lock);
 	c->sc_x.rx_stats.rs_write_chunks += plan.cp_nrsegs;
@@ -224,7 +228,7 @@ out_unused:
 
 /*
  * A Reply too large to Send goes into the Call's Reply chunk: encoded
- * whole into the slot's registered buffer, RDMA Written, then announced
+ * whole into a buffer of the chunk pool, RDMA Written, then announced
  * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
  * there is no Reply chunk or it is too small (the caller answers
  * ERR_CHUNK: never a truncated Reply); other errors are the connection's.
@@ -234,27 +238,41 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 			  const struct reply_res *rb, struct rpcrdma_hdr *h)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
-	struct svc_rdma_bulk *b;
+	struct svc_rdma_buf b;
 	struct rpcrdma_xdr_buf xb;
+	int64_t room;
 	size_t len;
 	int rc;
 
 	if (!ct->ct_hdr.rh_has_reply)
 		return -EMSGSIZE;
-	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_REPLY);
-	if (!b)
-		return -ENOMEM;
+	/* The Reply's length is known only once encoded, but it can never be
+	 * more than the chunk the client offered: take that much, encode,
+	 * and give back the rest at once. */
+	room = rpcrdma_chunk_capacity(&ct->ct_hdr.rh_reply);
+	if (room <= 0)
+		return -EMSGSIZE;
+	if (room > SVC_RDMA_MAX_REPLY)
+		room = SVC_RDMA_MAX_REPLY;
+	rc = svc_rdma_buf_get(c, (size_t)room, &b);
+	if (rc)
+		return rc;
 	/* Threshold 0: every byte copied, so the Reply is b's first len. */
-	rc = encode_reply(xprt, msg, rb, &xb, b->sb_mem, SVC_RDMA_MAX_REPLY, 0);
-	if (rc)
-		return rc;
+	rc = encode_reply(xprt, msg, rb, &xb, b.sb_mem, (uint32_t)room, 0);
 	len = rpcrdma_xdrbuf_len(&xb);
-	rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
-	if (rc)
+	if (!rc)
+		rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
+	if (rc) {
+		svc_rdma_buf_put(c, &b);
 		return rc;
-	rc = svc_rdma_push_chunk(c, ct, b, 0, &h->rh_reply);
-	if (rc)
+	}
+	svc_rdma_buf_trim(c, &b, len);
+	rc = svc_rdma_push_chunk(c, ct, &b, 0, &h->rh_reply);
+	if (rc) {
+		svc_rdma_buf_hold(c, &b);
 		return rc;
+	}
+	svc_rdma_buf_put(c, &b);
 	h->rh_proc = RPCRDMA_NOMSG;
 	h->rh_has_reply = true;
 	pthread_mutex_lock(&x->rx_lock);
@@ -321,12 +339,10 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		if (n < 0)
 			rc = (int)n;
 	}
-	/* The Call's arguments are decoded: its receive goes back before the
-	 * Reply grants the credit that lets the client use it again. */
-	if (ct->ct_cur) {
-		svc_rdma_conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
+	/* The Call's arguments are decoded: its receive (and its Read chunks'
+	 * buffer) goes back before the Reply grants the credit that lets the
+	 * client use it again. */
+	svc_rdma_call_release(c, ct);
 	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
 	/* A connection whose Sends stall is torn down there, alone. */
 	if (!rc)

@@ -248,10 +248,7 @@ static void serve(struct svc_rdma_listener *l, struct svc_rdma_call *ct,
 	ct->ct_conn = c;
 	svc_getreq_common(c->sc_xprt.xp_fd);
 	/* A dispatcher that never replied leaves its Call behind. */
-	if (ct->ct_cur) {
-		svc_rdma_conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
+	svc_rdma_call_release(c, ct);
 	ct->ct_conn = NULL;
 	if (!svc_max_pollfd && !svc_pollfd)
 		svc_threads_kick(l);

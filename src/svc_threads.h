@@ -7,6 +7,7 @@
 #define RPCRDMA_SVC_THREADS_H
 
 #include "rdma_rw.h"
+#include "svc_pool.h"
 #include "transport.h"
 #include <rpc/svc_mt.h>
 
@@ -26,6 +27,7 @@ struct svc_rdma_call {
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
 	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */
 	struct rpcrdma_rw_ctx ct_rw;	/* its RDMA Reads and Writes */
+	struct svc_rdma_buf ct_callbuf;	/* its Read chunks' Call, until answered */
 	/* svc_rdma_sendreply_async: run once the results are unreferenced */
 	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
 	int ct_rel_queued;		/* conn_reply queued ct_rel */
@@ -45,7 +47,8 @@ struct svc_rdma_conn {
 	struct svc_rdma_call sc_call;	/* svc_run mode: the Call being served */
 	char *sc_scratch;		/* Reply head/tail storage (copied when sent) */
 	uint32_t sc_nslots;		/* Calls served at once: scratch slices */
-	struct svc_rdma_bulk *sc_bulk;	/* per slot: chunked Call, chunked Reply */
+	struct svc_rdma_dev *sc_dev;	/* its device: shared PD, chunk pool */
+	struct svc_rdma_held *sc_held;	/* buffers a failed Read/Write may reach */
 	int sc_threaded;		/* served by the listener's threads */
 	int sc_refs;			/* threaded: threads serving it (sl_lock) */
 	struct svc_rdma_conn *sc_gone;	/* threaded: the leader's to destroy */
@@ -73,10 +76,13 @@ struct svc_rdma_listener {
 	struct rpcrdma_stats sl_closed;	/* counters of connections gone, and
 					 * the leader's poll counters */
 	struct svc_rdma_pool sl_pool;
+	struct svc_rdma_dev *sl_devs;	/* per device: PD and chunk pool */
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */
 struct svc_rdma_conn *svc_rdma_conn_of(SVCXPRT *xprt);
+struct svc_rdma_listener *svc_rdma_lst_of(SVCXPRT *xprt);
+void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
 int svc_rdma_conn_reap(struct svc_rdma_conn *c);
 void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
@@ -118,22 +124,12 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
 #define SVC_RDMA_MAX_CALL	((4u << 20) + (64u << 10))
 #define SVC_RDMA_MAX_REPLY	((4u << 20) + (64u << 10))
 
-/* A registered buffer of one slot, allocated on first use. */
-struct svc_rdma_bulk {
-	char *sb_mem;
-	struct ibv_mr *sb_mr;
-};
-enum { SVC_RDMA_BULK_CALL, SVC_RDMA_BULK_REPLY };
-
 int svc_rdma_check_chunks(const struct rpcrdma_hdr *h);
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,
 		       uint32_t *lenp);
-struct svc_rdma_bulk *svc_rdma_bulk_get(struct svc_rdma_conn *c,
-					uint32_t slot, int which);
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct svc_rdma_bulk *b, uint64_t off,
+			const struct svc_rdma_buf *b, uint64_t off,
 			const struct rpcrdma_chunk *written);
-void svc_rdma_bulk_free(struct svc_rdma_conn *c);
 
 #endif /* RPCRDMA_SVC_THREADS_H */

@@ -230,7 +230,12 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	uint32_t i;
 	int rc;
 
-	ep->re_pd = ibv_alloc_pd(ep->re_id->verbs);
+	/* A server's connections on one device share their listener's PD,
+	 * so one registered pool serves them all. */
+	if (ep->re_pd)
+		ep->re_pd_shared = 1;
+	else
+		ep->re_pd = ibv_alloc_pd(ep->re_id->verbs);
 	if (!ep->re_pd)
 		return -ENOMEM;
 	ep->re_comp_ch = ibv_create_comp_channel(ep->re_id->verbs);
@@ -382,7 +387,7 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		ibv_destroy_cq(ep->re_cq);
 	if (ep->re_comp_ch)
 		ibv_destroy_comp_channel(ep->re_comp_ch);
-	if (ep->re_pd)
+	if (ep->re_pd && !ep->re_pd_shared)
 		ibv_dealloc_pd(ep->re_pd);
 	if (ep->re_id)
 		rdma_destroy_id(ep->re_id);
@@ -504,6 +509,48 @@ uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep)
 struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len)
 {
 	return ibv_reg_mr(ep->re_pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+}
+
+struct ibv_pd *rpcrdma_pd_alloc(struct ibv_context *verbs)
+{
+	return ibv_alloc_pd(verbs);
+}
+
+int rpcrdma_pd_free(struct ibv_pd *pd)
+{
+	int rc = ibv_dealloc_pd(pd);
+
+	return rc > 0 ? -rc : rc;
+}
+
+struct ibv_context *rpcrdma_pd_verbs(const struct ibv_pd *pd)
+{
+	return pd->context;
+}
+
+struct ibv_mr *rpcrdma_pd_reg(struct ibv_pd *pd, void *addr, size_t len)
+{
+	return ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+}
+
+struct ibv_pd *rpcrdma_mr_pd(const struct ibv_mr *mr)
+{
+	return mr->pd;
+}
+
+void *rpcrdma_mr_addr(const struct ibv_mr *mr)
+{
+	return mr->addr;
+}
+
+size_t rpcrdma_mr_len(const struct ibv_mr *mr)
+{
+	return mr->length;
+}
+
+struct ibv_context *rpcrdma_id_verbs(const struct rdma_cm_id *id)
+{
+	return id->verbs;
 }
 
 void rpcrdma_dereg_mem(struct ibv_mr *mr)

@@ -77,7 +77,8 @@ struct rpcrdma_ep {
 	struct rdma_event_channel *re_cm_ch;	/* owned unless re_cm_shared */
 	int re_cm_shared;
 	struct rdma_cm_id *re_id;
-	struct ibv_pd *re_pd;
+	struct ibv_pd *re_pd;			/* set before setup: shared, not ours */
+	int re_pd_shared;
 	struct ibv_comp_channel *re_comp_ch;
 	struct ibv_cq *re_cq;
 	uint32_t re_inline_granted;
@@ -158,6 +159,18 @@ int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
  * what the device can do (a server's accept uses it). */
 uint32_t rpcrdma_rd_depth(struct rpcrdma_ep *ep, const struct rdma_conn_param *peer);
 struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
+/* A protection domain several endpoints of one device share (svc_pool.c). */
+struct ibv_pd *rpcrdma_pd_alloc(struct ibv_context *verbs);
+int rpcrdma_pd_free(struct ibv_pd *pd);
+struct ibv_context *rpcrdma_pd_verbs(const struct ibv_pd *pd);
+/* Local write access only, as rpcrdma_reg_mem, on a given PD. */
+struct ibv_mr *rpcrdma_pd_reg(struct ibv_pd *pd, void *addr, size_t len);
+/* What a registration covers, and on which PD. */
+struct ibv_pd *rpcrdma_mr_pd(const struct ibv_mr *mr);
+void *rpcrdma_mr_addr(const struct ibv_mr *mr);
+size_t rpcrdma_mr_len(const struct ibv_mr *mr);
+/* The device a CM id is bound to; NULL for a wildcard listener. */
+struct ibv_context *rpcrdma_id_verbs(const struct rdma_cm_id *id);
 void rpcrdma_dereg_mem(struct ibv_mr *mr);
 uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr);
 /* Remote access to [addr, addr+len): RDMA Read only, or Write only. */

@@ -70,6 +70,7 @@ struct rpcrdma_options {
 	uint32_t ro_log_level;		/* 0 off, 1 error, 2 warning, 3 debug */
 	uint32_t ro_reconnect_tries;	/* client: attempts after a loss; 0: off */
 	uint32_t ro_reconnect_timeout_ms; /* client: give up this long after a loss; 0: never */
+	uint32_t ro_pool_size;		/* server: registered chunk pool per device */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -127,6 +128,13 @@ struct rpcrdma_stats {
 	uint64_t rs_reconnect_failures;	/* client: attempts that failed */
 	uint64_t rs_retransmits;	/* client: Calls sent again, same xid, on a new connection */
 	uint64_t rs_credit_recoveries;	/* client: reconnections because abandoned calls held every credit */
+	/* The server's chunk pool (appended). */
+	uint64_t rs_pool_bufs;		/* chunk buffers taken from the library's pool */
+	uint64_t rs_pool_user_bufs;	/* ... from regions given by svc_rdma_pool_add */
+	uint64_t rs_pool_fallbacks;	/* ... registered for one Call: no pool had room */
+	uint64_t rs_pool_failures;	/* no memory at all: the Call got ERR_CHUNK */
+	uint64_t rs_pool_pinned;	/* bytes registered for chunks now (pool + fallbacks) */
+	uint64_t rs_pool_pinned_peak;	/* the most rs_pool_pinned has been */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
@@ -184,6 +192,19 @@ RPCRDMA_EXPORT int svc_rdma_get_options(SVCXPRT *xprt,
 /* Change live keys on a connection, or a listener and all its connections. */
 RPCRDMA_EXPORT int svc_rdma_set_options(SVCXPRT *xprt,
 					const struct rpcrdma_options *opts);
+
+/*
+ * The server's chunk pool: the PD a listener's connections on a device
+ * use (verbs NULL: the device the listener is bound to), and a region the
+ * program registered on it, used before the library's own pool.  See
+ * svc_rdma_pool_add(3).
+ */
+struct ibv_context;
+struct ibv_pd;
+struct ibv_mr;
+RPCRDMA_EXPORT struct ibv_pd *svc_rdma_get_pd(SVCXPRT *listener,
+					      struct ibv_context *verbs);
+RPCRDMA_EXPORT int svc_rdma_pool_add(SVCXPRT *listener, struct ibv_mr *mr);
 
 struct pollfd;
 /* For programs with their own thread or event loop instead of svc_run(). */

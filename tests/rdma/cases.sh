@@ -227,10 +227,11 @@ pair strategy-mapped-registered \
 # chunkpeer checks below): ECHO_BYTES from the inline threshold to 4 MiB,
 # every residue mod 4, byte-exact, from several threads; each Call kind
 # forced, the Reply chunk always offered, zero-copy results placed by the
-# server's RDMA Writes, and service threads.
+# server's RDMA Writes, and service threads.  One Call at a time fits the
+# default chunk pool: no Call falls back to a registration of its own.
 for k in auto read long; do
 	pair "chunks-ours-call-$k" \
-		"$b/tests/rdma/echo_server -a $srv" \
+		"$b/tests/rdma/echo_server -F 0 -a $srv" \
 		"$b/tests/rdma/chunk_client -K $k -w -a $srv -b $cli -t 3"
 done
 pair chunks-ours-reply-always-zerocopy \
@@ -246,6 +247,25 @@ if [ "$kind" = rxe ]; then offers=cheap; else offers=costly; fi
 pair chunks-ours-reply-learning \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/chunk_client -L $offers -a $srv -b $cli"
+
+# The chunk pool.  A 2 MiB region of the program's (huge pages if any) and
+# no pool of our own (pool_size 0 from the environment): Calls up to 2 MiB
+# use the region, the 4 MiB ones overflow into per-Call registrations.  A
+# region that holds a 4 MiB Call and its Reply leaves none; a 64K pool of
+# our own (and no region) falls back for everything larger.  Every Reply
+# byte-exact (chunk_client), the counters checked by the server.
+pair chunks-pool-region-overflow \
+	"env RPCRDMA_POOL_SIZE=0 $b/tests/rdma/echo_server -P 2097152 -F 1 -a $srv" \
+	"$b/tests/rdma/chunk_client -a $srv -b $cli -t 3"
+pair chunks-pool-region-enough \
+	"env RPCRDMA_POOL_SIZE=0 $b/tests/rdma/echo_server -P 10485760 -F 0 -a $srv" \
+	"$b/tests/rdma/chunk_client -a $srv -b $cli -t 3"
+pair chunks-pool-small \
+	"env RPCRDMA_POOL_SIZE=64K $b/tests/rdma/echo_server -F 1 -a $srv" \
+	"$b/tests/rdma/chunk_client -K read -a $srv -b $cli -t 3"
+pair chunks-pool-region-threaded \
+	"env RPCRDMA_POOL_SIZE=1M $b/tests/rdma/echo_server -j 4 -P 4194304 -F 1 -a $srv" \
+	"$b/tests/rdma/chunk_client -z -a $srv -b $cli -t 6"
 
 pair rpc-echo-own-loop \
 	"$b/tests/rdma/echo_server -l -a $srv" \

@@ -7,12 +7,20 @@
  * most ECHO_SLEEPs seen running at once is printed at exit.  With -A
  * every Reply goes by svc_rdma_sendreply_async(); results are poisoned
  * when released, and every Reply sent must have been released by exit.
+ * With -P BYTES the program hands the listener a region of its own for
+ * the chunk pool (huge pages if it can have them), registered on
+ * svc_rdma_get_pd(), which must then have served chunk buffers; -F 0 or
+ * -F 1 says whether Calls must have fallen back to per-Call
+ * registrations (none ever fails to get memory).
  */
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <infiniband/verbs.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "strategy_check.h"
@@ -188,17 +196,126 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	}
 }
 
+/* Regions the pool cannot use are refused (EINVAL), and stay the program's. */
+static int refuses_bad_regions(struct ibv_pd *pd, void *mem)
+{
+	struct ibv_pd *other = ibv_alloc_pd(pd->context);
+	struct ibv_mr *small = ibv_reg_mr(pd, mem, 4096, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_mr *foreign = other ? ibv_reg_mr(other, mem, 1u << 20,
+						    IBV_ACCESS_LOCAL_WRITE) : NULL;
+	int bad = 0;
+
+	if (!small || !foreign) {
+		perror("ibv_alloc_pd/ibv_reg_mr");
+		return 1;
+	}
+	errno = 0;
+	if (svc_rdma_pool_add(listener, small) != -1 || errno != EINVAL)
+		bad = printf("server: FAIL: a 4 KiB region was taken\n");
+	errno = 0;
+	if (svc_rdma_pool_add(listener, foreign) != -1 || errno != EINVAL)
+		bad = printf("server: FAIL: a region on another PD was taken\n");
+	errno = 0;
+	if (svc_rdma_pool_add(NULL, small) != -1 || errno != EINVAL)
+		bad = printf("server: FAIL: no listener, yet taken\n");
+	ibv_dereg_mr(small);
+	ibv_dereg_mr(foreign);
+	ibv_dealloc_pd(other);
+	return bad;
+}
+
+/* A region of len bytes (huge pages when there are), handed to the pool. */
+static void *give_region(size_t len, size_t *mapped)
+{
+	size_t huge = 2u << 20, hlen = (len + huge - 1) / huge * huge;
+	struct ibv_pd *pd = svc_rdma_get_pd(listener, NULL);
+	struct ibv_mr *mr;
+	void *mem;
+
+	if (!pd) {
+		perror("svc_rdma_get_pd");
+		return NULL;
+	}
+	mem = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	*mapped = hlen;
+	if (mem == MAP_FAILED) {
+		mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		*mapped = len;
+	}
+	if (mem == MAP_FAILED) {
+		perror("mmap");
+		return NULL;
+	}
+	printf("server: region of %zu bytes, %s pages\n", len,
+	       *mapped == hlen && hlen != len ? "huge" : "ordinary");
+	if (refuses_bad_regions(pd, mem))
+		return NULL;
+	mr = ibv_reg_mr(pd, mem, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr || svc_rdma_pool_add(listener, mr)) {
+		perror("ibv_reg_mr/svc_rdma_pool_add");
+		return NULL;
+	}
+	return mem;
+}
+
+/* Pinned pages of this process (the kernel's count): all registrations. */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* The pool's counters, and what -P / -F said they must show. */
+static int pool_verify(const struct rpcrdma_stats *st, int region, int fallback)
+{
+	printf("server: pool bufs %llu user_bufs %llu fallbacks %llu failures %llu "
+	       "pinned %llu pinned_peak %llu VmPin %ld kB\n",
+	       (unsigned long long)st->rs_pool_bufs,
+	       (unsigned long long)st->rs_pool_user_bufs,
+	       (unsigned long long)st->rs_pool_fallbacks,
+	       (unsigned long long)st->rs_pool_failures,
+	       (unsigned long long)st->rs_pool_pinned,
+	       (unsigned long long)st->rs_pool_pinned_peak, vm_pin_kb());
+	if (region && !st->rs_pool_user_bufs) {
+		printf("server: FAIL: the program's region was never used\n");
+		return 1;
+	}
+	if (fallback >= 0 && !st->rs_pool_fallbacks != !fallback) {
+		printf("server: FAIL: fallbacks %llu, expected %s\n",
+		       (unsigned long long)st->rs_pool_fallbacks,
+		       fallback ? "some" : "none");
+		return 1;
+	}
+	if (fallback >= 0 && st->rs_pool_failures) {
+		printf("server: FAIL: Calls got no memory at all\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
-	int own_loop = 0, strategy = -1, live = -1;
+	int own_loop = 0, strategy = -1, live = -1, fallback = -1;
+	size_t region = 0, mapped = 0;
+	void *region_mem = NULL;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats st;
 	FILE *f;
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:P:F:")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -224,6 +341,12 @@ int main(int argc, char **argv)
 			if (strategy < 0)
 				return 2;
 			o.ro_send_strategy = (uint32_t)strategy;
+			break;
+		case 'P':
+			region = strtoul(optarg, NULL, 0);
+			break;
+		case 'F':
+			fallback = atoi(optarg);
 			break;
 		case 'l': own_loop = 1; break;
 		case 'a': addr = optarg; break;
@@ -253,6 +376,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (region && !(region_mem = give_region(region, &mapped)))
+		return 1;
 	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL)) {
 		fprintf(stderr, "svc_reg failed\n");
 		return 1;
@@ -280,9 +405,14 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_stalled_conns);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
+	if (pool_verify(&st, region != 0, fallback))
+		return 1;
 	/* The SHUTDOWN Reply was just posted: destroying lets it go out
 	 * (the library lingers) and runs every release left. */
 	svc_destroy(listener);
+	/* The listener deregistered the region: the memory is ours again. */
+	if (region_mem)
+		munmap(region_mem, mapped);
 	if (async) {
 		printf("server: async sent %lu released %lu (reset %lu) "
 		       "reply_waits_for_send %llu\n", async_sent, async_released,

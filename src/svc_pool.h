@@ -1,0 +1,72 @@
+/*
+ * The server's registered chunk memory: per listener and device one PD
+ * its connections share, and on it the program's regions and our own
+ * pool (pool_size) from which each Call takes only the bytes it needs.
+ */
+#ifndef RPCRDMA_SVC_POOL_H
+#define RPCRDMA_SVC_POOL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pool.h"
+#include "verbs.h"
+
+struct svc_rdma_listener;
+struct svc_rdma_conn;
+
+/* One registered region a pool allocator carves up. */
+struct svc_rdma_region {
+	struct svc_rdma_region *rg_next;
+	char *rg_mem;
+	struct ibv_mr *rg_mr;
+	int rg_user;			/* the program's (svc_rdma_pool_add) */
+	struct rpcrdma_pool rg_pool;
+};
+
+/* One device a listener's connections use; lives as long as the listener. */
+struct svc_rdma_dev {
+	struct svc_rdma_dev *sd_next;
+	struct ibv_context *sd_verbs;
+	struct ibv_pd *sd_pd;
+	int sd_refs;			/* listener + connections, under sl_lock */
+	pthread_mutex_t sd_lock;	/* everything below */
+	struct svc_rdma_region *sd_regions; /* the program's first, then ours */
+	size_t sd_pool_size;		/* ours, registered on first use */
+	int sd_own_tried;
+	uint64_t sd_pinned;		/* ours and fallbacks, registered now */
+	uint64_t sd_pinned_peak;
+};
+
+/* The registered bytes one Call (or its Reply) uses. */
+struct svc_rdma_buf {
+	char *sb_mem;			/* NULL: none held */
+	size_t sb_len;
+	uint32_t sb_lkey;
+	struct svc_rdma_region *sb_reg;	/* NULL: a fallback, sb_mr its own */
+	size_t sb_off;
+	struct ibv_mr *sb_mr;
+};
+
+/* A buffer a failed RDMA Read/Write may still reach: kept until the QP goes. */
+struct svc_rdma_held {
+	struct svc_rdma_held *sh_next;
+	struct svc_rdma_buf sh_buf;
+};
+
+struct svc_rdma_dev *svc_rdma_dev_get(struct svc_rdma_listener *l,
+				      struct ibv_context *verbs);
+void svc_rdma_dev_put(struct svc_rdma_listener *l, struct svc_rdma_dev *d);
+void svc_rdma_devs_fini(struct svc_rdma_listener *l);
+void svc_rdma_devs_pinned(struct svc_rdma_listener *l, uint64_t *now,
+			  uint64_t *peak);
+
+int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
+		     struct svc_rdma_buf *b);
+void svc_rdma_buf_trim(struct svc_rdma_conn *c, struct svc_rdma_buf *b,
+		       size_t keep);
+void svc_rdma_buf_put(struct svc_rdma_conn *c, struct svc_rdma_buf *b);
+void svc_rdma_buf_hold(struct svc_rdma_conn *c, struct svc_rdma_buf *b);
+void svc_rdma_bufs_free(struct svc_rdma_conn *c);
+
+#endif /* RPCRDMA_SVC_POOL_H */
