@@ -222,6 +222,9 @@ chunks_cases() {
 	pair stale-rkey \
 		"$b/tests/rdma/chunkpeer -a $srv" \
 		"$b/tests/rdma/chunk_client -R -a $srv -b $cli -t 1"
+	pair abandoned-rkey \
+		"$b/tests/rdma/chunkpeer -a $srv" \
+		"$b/tests/rdma/chunk_client -A -a $srv -b $cli -t 1"
 }
 chunks_cases
 

@@ -5,7 +5,9 @@
  * forced or chosen (-K, -X) and optionally zero-copy results (-z); the
  * counters must show the chunks used.  -H: Replies that lie about their
  * chunks fail their call and leave the connection working.  -R last: an
- * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).
+ * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).  -A last:
+ * a Call with a Read chunk times out, then the peer reads with its rkey
+ * (chunkpeer's verdict: the caller's memory must be out of reach).
  */
 #include "config.h"
 #include <errno.h>
@@ -167,14 +169,14 @@ int main(int argc, char **argv)
 	struct rpcrdma_stats s;
 	struct worker *w;
 	unsigned threads = 4, i, calls;
-	int c, hostile_test = 0, stale = 0;
+	int c, hostile_test = 0, stale = 0, abandon = 0;
 	uint64_t bytes = 0;
 	CLIENT *cl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHR")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRA")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
 		case 'z': zero_copy = 1; break;
 		case 'H': hostile_test = 1; break;
 		case 'R': stale = 1; break;
+		case 'A': abandon = 1; break;
 		default: return 2;
 		}
 	}
@@ -323,7 +326,28 @@ int main(int argc, char **argv)
 		hostile(cl, 12, 1, RPC_CANTDECODERES);
 		hostile(cl, 13, 1, RPC_CANTRECV);
 	}
-	if (stale) {
+	if (abandon) {
+		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+		struct timeval two = { 2, 0 };
+		struct rpcrdma_stats s0;
+
+		if (!in || !out)
+			die("out of memory");
+		command(cl, 20);
+		clnt_control(cl, CLSET_TIMEOUT, (char *)&two);
+		s0 = stats(cl);
+		if (echo(cl, in, out, 8000, 2, 0, 0) != RPC_TIMEDOUT)
+			die("the unanswered Call did not time out");
+		s = stats(cl);
+		if (s.rs_read_chunk_calls != s0.rs_read_chunk_calls + 1)
+			die("the abandoned Call carried no Read chunk");
+		/* clnt_call() returned: its memory must be out of reach. */
+		if (echo_sleep_1(&(unsigned){ 21 }, NULL, cl) == RPC_SUCCESS)
+			die("the abandoned-rkey command was answered");
+		printf("chunk_client: the peer tried the abandoned Call's rkey\n");
+		free(in);
+		free(out);
+	} else if (stale) {
 		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 		struct rpcrdma_stats s0 = stats(cl);
 
