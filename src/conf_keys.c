@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <rpcrdma/rpcrdma.h>
 #include "options.h"
+#include "rchunks.h"
 
 static const char *const strategies[] = { "auto", "inline", "pullup", "mapped", NULL };
 static const char *const levels[] = { "off", "error", "warning", "debug", NULL };
@@ -56,6 +57,15 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	  C, OFF(ro_call_chunks), "client: Calls over the threshold: auto, read, long" },
 	{ "reply_chunks", RPCRDMA_CT_ENUM, 0, 2, RPCRDMA_REPLY_CHUNK_AUTO, 0, 0, reply_chunks,
 	  C, OFF(ro_reply_chunks), "client: when a Reply chunk is offered: auto, always, never" },
+	{ "max_chunk_bytes", RPCRDMA_CT_SIZE, 1024, RPCRDMA_SVC_CHUNK_BYTES,
+	  RPCRDMA_SVC_CHUNK_BYTES, 0, 0, NULL, S, OFF(ro_max_chunk_bytes),
+	  "server: bytes one Call's Read chunks, or one Reply's chunks, may move" },
+	{ "max_chunk_segs", RPCRDMA_CT_UINT, 1, RPCRDMA_MAX_CHUNK_SEGS,
+	  RPCRDMA_MAX_CHUNK_SEGS, 0, 0, NULL, S, OFF(ro_max_chunk_segs),
+	  "server: segments in one Read, Write or Reply chunk" },
+	{ "max_chunks", RPCRDMA_CT_UINT, 1, RPCRDMA_MAX_READ_SEGS, RPCRDMA_MAX_READ_SEGS,
+	  0, 0, NULL, S, OFF(ro_max_chunks),
+	  "server: Read chunks in a read list, Write chunks in a write list" },
 	{ "log_level", RPCRDMA_CT_ENUM, 0, 3, RPCRDMA_LOG_WARNING, 0, 0, levels, C | S,
 	  OFF(ro_log_level), "messages to stderr: off, error, warning, debug" },
 };

@@ -165,7 +165,8 @@ static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
  * same cut for Read chunks.  The data is copied into the slot's
  * registered buffer first, so the results are never referenced after
  * this returns.  -ENOENT when it does not apply (no Write chunk, nothing
- * to place, a chunk too small, or the rest would not fit inline): the
+ * to place, a chunk too small, more than max_chunk_bytes to write, or the
+ * rest would not fit inline): the
  * Write chunks then go back unused.  Other errors are the connection's.
  */
 static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
@@ -177,6 +178,7 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		.cl_peer_inline = c->sc_x.rx_send_max,
 		.cl_max_rsegs = ch->rh_nwrites,
 	};
+	struct rpcrdma_chunk_limits lim;
 	struct rpcrdma_call_plan plan;
 	struct svc_rdma_bulk *b;
 	uint64_t off = 0, bytes = 0;
@@ -195,8 +197,9 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 				       &h->rh_writes[k]))
 			goto out_unused;
 	}
+	svc_rdma_chunk_limits(c, &lim);
 	n = rpcrdma_hdr_size(h);
-	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
+	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY || !rpcrdma_reply_fits(&lim, bytes) ||
 	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
 		goto out_unused;
 	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_REPLY);
@@ -226,14 +229,16 @@ out_unused:
  * A Reply too large to Send goes into the Call's Reply chunk: encoded
  * whole into the slot's registered buffer, RDMA Written, then announced
  * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
- * there is no Reply chunk or it is too small (the caller answers
- * ERR_CHUNK: never a truncated Reply); other errors are the connection's.
+ * there is no Reply chunk, it is too small, or the Reply is longer than
+ * max_chunk_bytes (the caller answers ERR_CHUNK: never a truncated
+ * Reply); other errors are the connection's.
  */
 static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 			  struct svc_rdma_call *ct, struct rpc_msg *msg,
 			  const struct reply_res *rb, struct rpcrdma_hdr *h)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_chunk_limits lim;
 	struct svc_rdma_bulk *b;
 	struct rpcrdma_xdr_buf xb;
 	size_t len;
@@ -249,6 +254,11 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 	if (rc)
 		return rc;
 	len = rpcrdma_xdrbuf_len(&xb);
+	svc_rdma_chunk_limits(c, &lim);
+	if (!rpcrdma_reply_fits(&lim, len)) {
+		svc_rdma_count_chunk_limit(c);
+		return -EMSGSIZE;
+	}
 	rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
 	if (rc)
 		return rc;

@@ -68,6 +68,9 @@ struct rpcrdma_options {
 	uint32_t ro_reply_chunks;	/* client: enum rpcrdma_reply_chunks */
 	uint32_t ro_call_timeout_ms;	/* client: every call's timeout; 0: clnt_call's */
 	uint32_t ro_log_level;		/* 0 off, 1 error, 2 warning, 3 debug */
+	uint32_t ro_max_chunk_bytes;	/* server: chunk bytes one Call reads, one Reply writes */
+	uint32_t ro_max_chunk_segs;	/* server: segments in one chunk */
+	uint32_t ro_max_chunks;		/* server: chunks in a read list or a write list */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -119,6 +122,7 @@ struct rpcrdma_stats {
 	uint64_t rs_chunk_deregs;	/* ... and revoked */
 	uint64_t rs_err_chunk;		/* client: RDMA_ERROR/ERR_CHUNK answers */
 	uint64_t rs_bad_chunks;		/* client: Replies whose chunks were not what we offered */
+	uint64_t rs_chunk_limit;	/* server: Calls answered ERR_CHUNK for going over a chunk limit */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
