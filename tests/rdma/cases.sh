@@ -232,6 +232,25 @@ pair bad-headers \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/badpeer -a $srv -b $cli"
 
+# The server under lowered chunk limits (environment, server side only):
+# exactly at each limit served, one over each ERR_CHUNK, still serving;
+# every refusal counted in rs_chunk_limit.
+limits_case() {
+	name=chunk-limits
+	pair $name \
+		"env RPCRDMA_MAX_CHUNK_BYTES=8K RPCRDMA_MAX_CHUNK_SEGS=2 RPCRDMA_MAX_CHUNKS=1 $b/tests/rdma/echo_server -l -a $srv" \
+		"$b/tests/rdma/badpeer -L 8192,2,1 -a $srv -b $cli"
+	sent=$(sed -n 's/^badpeer: \([0-9]*\) Calls over the limits$/\1/p' "$work/$name.client")
+	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$name.server")
+	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
+		echo "ok - $kind: $name-counted # rs_chunk_limit $counted"
+	else
+		echo "not ok - $kind: $name-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		failed=1
+	fi
+}
+limits_case
+
 # stall NAME: a raw peer sends 64 Calls and never posts a receive, so the
 # server's Replies to it cannot be delivered (rxe: they sit in RNR retry and
 # their Sends never complete; siw: iWARP has no RNR, that connection
