@@ -8,7 +8,8 @@
  * Read chunks the server pulls from our memory (a Long Call, data items
  * with and without roundup), a Reply RDMA Written into our Reply chunk
  * and checked there, and chunk lists no Call can have (ERR_CHUNK).  With
- * -L, the server's chunk limits instead (badpeer_limits.c).  Ends with an
+ * -L, the server's chunk limits instead (badpeer_limits.c; -C: the same
+ * Calls against default limits, all served).  Ends with an
  * ECHO_SHUTDOWN Call; exits 0 only if every check passed.
  *
  * Good headers come from the library's codec (src/rpc_rdma.c, compiled in);
@@ -181,6 +182,21 @@ void expect(const char *what, const struct msg *want)
 		hexdump("expected", want);
 		hexdump("received", &got);
 	}
+}
+
+/* Any Reply to xid, not RDMA_ERROR: served (the control runs of -L). */
+void expect_served(const char *what, uint32_t xid)
+{
+	struct msg got;
+
+	if (!recv_msg(&got)) {
+		result(0, "%s: nothing received within %d ms", what, BAD_WAIT_MS);
+		die("the server stopped answering");
+	}
+	result(xid_of(&got) == xid && got.m_len >= RPCRDMA_HDRLEN_FIXED &&
+	       get32(got.m_buf + 12) != RPCRDMA_ERROR, "%s: served", what);
+	if (xid_of(&got) != xid || get32(got.m_buf + 12) == RPCRDMA_ERROR)
+		hexdump("received", &got);
 }
 
 /* The RDMA_MSG Reply to a NULL-like Call: no results, MSG_ACCEPTED/SUCCESS. */
@@ -658,7 +674,7 @@ static void check_server_private(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: badpeer -a SERVER -b SOURCE -p PORT [-t SECS] "
-		"[-L BYTES,SEGS,CHUNKS]\n");
+		"[-L BYTES,SEGS,CHUNKS [-C]]\n");
 	exit(2);
 }
 
@@ -666,11 +682,11 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *src = NULL, *port = NULL;
 	int timeout = 60, c, limits = 0;
-	struct bad_limits lim = { 0, 0, 0 };
+	struct bad_limits lim = { 0, 0, 0, 0 };
 	struct msg call, want;
 	uint32_t x;
 
-	while ((c = getopt(argc, argv, "a:b:p:t:L:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:L:C")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': src = optarg; break;
@@ -682,6 +698,7 @@ int main(int argc, char **argv)
 			if (!limits)
 				usage();
 			break;
+		case 'C': lim.bl_control = 1; break;
 		default: usage();
 		}
 	}

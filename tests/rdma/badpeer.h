@@ -43,6 +43,7 @@ void still_serving(const char *after);
 void bad(const char *name, const struct msg *m, uint32_t xid, uint32_t err);
 void good(const char *name, const struct msg *m, uint32_t xid,
 	  const void *echo, uint32_t len);
+void expect_served(const char *what, uint32_t xid);
 void echo_big(uint32_t x, uint32_t n, uint32_t cap, uint32_t err);
 
 /* The limits the server was started under (-L BYTES,SEGS,CHUNKS). */
@@ -50,6 +51,8 @@ struct bad_limits {
 	uint32_t bl_bytes;		/* max_chunk_bytes */
 	uint32_t bl_segs;		/* max_chunk_segs */
 	uint32_t bl_chunks;		/* max_chunks */
+	int bl_control;			/* -C: the server has default limits, so
+					 * every Call "over" them is served */
 };
 
 void run_limit_cases(const struct bad_limits *lim);

@@ -3,13 +3,15 @@
  * max_chunk_segs, max_chunks).  Exactly at every limit a Call is served
  * and checked byte for byte; one over any of them draws ERR_CHUNK, and
  * the connection keeps serving.  Prints how many Calls went over, for the
- * caller to match against the server's rs_chunk_limit.
+ * caller to match against the server's rs_chunk_limit.  Each Call "over"
+ * is otherwise one the server serves: -C sends them all to a server with
+ * the default limits, and each must be answered.
  */
 #include "config.h"
 #include <string.h>
 #include "badpeer.h"
 
-static int over_sent;
+static int over_sent, control;
 
 /* Segment i of total bytes cut into n: equal parts, the rest in the last. */
 static uint32_t part(uint32_t total, uint32_t n, uint32_t i)
@@ -53,11 +55,17 @@ static void put_echo(struct msg *m, uint32_t x, uint32_t n)
 	put32(m, n);
 }
 
-/* One over a limit: ERR_CHUNK, then a NULL Call still served. */
+/* One over a limit: ERR_CHUNK (-C: served), then a NULL Call served. */
 static void over(const char *name, const struct msg *m, uint32_t x)
 {
 	over_sent++;
-	bad(name, m, x, RPCRDMA_ERR_CHUNK);
+	if (!control) {
+		bad(name, m, x, RPCRDMA_ERR_CHUNK);
+		return;
+	}
+	send_msg(m);
+	expect_served(name, x);
+	still_serving(name);
 }
 
 /*
@@ -107,11 +115,12 @@ static void at_limits(const struct bad_limits *lim)
 
 void run_limit_cases(const struct bad_limits *lim)
 {
-	uint32_t b = lim->bl_bytes, s = lim->bl_segs, c = lim->bl_chunks, x, i;
-	struct msg m;
+	uint32_t b = lim->bl_bytes, s = lim->bl_segs, c = lim->bl_chunks, x, i, off;
+	struct msg m, call;
 
 	/* Room for one over each in our buffers and in the codec's arrays;
 	 * Replies of about b bytes that need a Reply chunk. */
+	control = lim->bl_control;
 	if (s < 1 || s >= RPCRDMA_MAX_CHUNK_SEGS || c < 1 ||
 	    c >= RPCRDMA_MAX_WRITE_CHUNKS || b + 4 > BAD_CHUNK ||
 	    b < BAD_BUF + 64 || b % 4)
@@ -119,23 +128,31 @@ void run_limit_cases(const struct bad_limits *lim)
 
 	at_limits(lim);
 
-	/* A Read chunk of one segment too many, b bytes in all. */
+	/* A Read chunk of one segment too many, 4 bytes each: the Reply
+	 * fits inline. */
 	x = ++bad_xid;
 	fixed(&m, x, RPCRDMA_MSG);
 	for (i = 0; i <= s; i++)
-		put_read(&m, 44, part(b, s + 1, i), 0);
+		put_read(&m, 44, 4, 4 * i);
 	put_words(&m, 3, 0u, 0u, 0u);
-	put_echo(&m, x, b);
+	put_echo(&m, x, 4 * (s + 1));
 	over("a Read chunk of max_chunk_segs + 1 segments", &m, x);
 
-	/* max_chunk_bytes + 1 of Read chunk, in max_chunk_segs segments. */
+	/* One XDR word over max_chunk_bytes of Read chunk: a Long Call of
+	 * b + 4 bytes in max_chunk_segs segments, its Reply (b - 12 bytes)
+	 * into a Reply chunk. */
 	x = ++bad_xid;
-	fixed(&m, x, RPCRDMA_MSG);
-	for (i = 0; i < s; i++)
-		put_read(&m, 44, part(b + 1, s, i), 0);
-	put_words(&m, 3, 0u, 0u, 0u);
-	put_echo(&m, x, b + 1);
-	over("max_chunk_bytes + 1 in Read chunks", &m, x);
+	call.m_len = 0;
+	put_echo(&call, x, b - 40);
+	if (call.m_len != 44)
+		die("ECHO_BYTES Call header of %zu bytes", call.m_len);
+	memcpy(bad_chunk, call.m_buf, call.m_len);
+	fixed(&m, x, RPCRDMA_NOMSG);
+	for (i = 0, off = 0; i < s; off += part(b + 4, s, i), i++)
+		put_read(&m, 0, part(b + 4, s, i), off);
+	put_words(&m, 3, 0u, 0u, 1u);
+	put_wchunk(&m, 1, BAD_CHUNK);
+	over("max_chunk_bytes + 4 in Read chunks", &m, x);
 
 	/* max_chunks + 1 Read chunks of 4 bytes each. */
 	x = ++bad_xid;
@@ -178,7 +195,7 @@ void run_limit_cases(const struct bad_limits *lim)
 	 * bytes more. */
 	echo_big(++bad_xid, b - 28, BAD_CHUNK, 0);
 	over_sent++;
-	echo_big(++bad_xid, b - 24, BAD_CHUNK, RPCRDMA_ERR_CHUNK);
+	echo_big(++bad_xid, b - 24, BAD_CHUNK, control ? 0 : RPCRDMA_ERR_CHUNK);
 
 	printf("badpeer: %d Calls over the limits\n", over_sent);
 }

@@ -234,18 +234,22 @@ pair bad-headers \
 
 # The server under lowered chunk limits (environment, server side only):
 # exactly at each limit served, one over each ERR_CHUNK, still serving;
-# every refusal counted in rs_chunk_limit.
+# every refusal counted in rs_chunk_limit.  The control: the same Calls
+# to a server with the default limits are all served.
 limits_case() {
-	name=chunk-limits
-	pair $name \
+	lc=chunk-limits		# pair sets name
+	pair $lc-control \
+		"$b/tests/rdma/echo_server -l -a $srv" \
+		"$b/tests/rdma/badpeer -L 8192,2,1 -C -a $srv -b $cli"
+	pair $lc \
 		"env RPCRDMA_MAX_CHUNK_BYTES=8K RPCRDMA_MAX_CHUNK_SEGS=2 RPCRDMA_MAX_CHUNKS=1 $b/tests/rdma/echo_server -l -a $srv" \
 		"$b/tests/rdma/badpeer -L 8192,2,1 -a $srv -b $cli"
-	sent=$(sed -n 's/^badpeer: \([0-9]*\) Calls over the limits$/\1/p' "$work/$name.client")
-	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$name.server")
+	sent=$(sed -n 's/^badpeer: \([0-9]*\) Calls over the limits$/\1/p' "$work/$lc.client")
+	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$lc.server")
 	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
-		echo "ok - $kind: $name-counted # rs_chunk_limit $counted"
+		echo "ok - $kind: $lc-counted # rs_chunk_limit $counted"
 	else
-		echo "not ok - $kind: $name-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		echo "not ok - $kind: $lc-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
 		failed=1
 	fi
 }
