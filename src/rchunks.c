@@ -36,10 +36,11 @@ static void add_copy(struct rpcrdma_call_map *m, uint32_t src, uint32_t dst,
 static int reads_within(const struct rpcrdma_hdr *h, uint64_t bytes,
 			const struct rpcrdma_chunk_limits *lim)
 {
+	const struct rpcrdma_read_segment *r = h->rh_reads;
 	uint32_t i, nchunks = 0, nsegs = 0;
 
 	for (i = 0; i < h->rh_nreads; i++) {
-		if (!i || h->rh_reads[i].rr_position != h->rh_reads[i - 1].rr_position) {
+		if (!i || r[i].rr_position != r[i - 1].rr_position) {
 			nchunks++;
 			nsegs = 0;
 		}

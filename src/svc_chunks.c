@@ -93,9 +93,10 @@ void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c)
 /*
  * Rebuild the Call whose inline part is inl: the inline pieces copied,
  * the Read chunks pulled straight into place, their roundup zeroed.
- * Returns 0 with the Call at *msgp; -EBADMSG or -EMSGSIZE (over a limit)
- * (answer ERR_CHUNK, nothing was read); -ENOMEM; or the connection's failure
- * (-ETIMEDOUT: its Reads stalled, the caller tears it down).
+ * Returns 0 with the Call at *msgp; -EBADMSG (a bad read list) or
+ * -EMSGSIZE (over a limit): answer ERR_CHUNK, nothing was read; -ENOMEM;
+ * or the connection's failure (-ETIMEDOUT: its Reads stalled, the caller
+ * tears it down).
  */
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,

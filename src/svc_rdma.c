@@ -253,7 +253,8 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		return -1;
 	}
 	/* A Call must carry its message inline or in Read chunks; a Reply
-	 * or Write chunk we could never address is refused before use. */
+	 * or Write chunk we could never address, or over the limits, is
+	 * refused before use (-EMSGSIZE: counted as a limit's). */
 	if (rc || (h->rh_proc != RPCRDMA_MSG && h->rh_proc != RPCRDMA_NOMSG) ||
 	    (h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads) ||
 	    (rc = svc_rdma_check_chunks(c, h))) {

@@ -166,8 +166,8 @@ static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
  * registered buffer first, so the results are never referenced after
  * this returns.  -ENOENT when it does not apply (no Write chunk, nothing
  * to place, a chunk too small, more than max_chunk_bytes to write, or the
- * rest would not fit inline): the
- * Write chunks then go back unused.  Other errors are the connection's.
+ * rest would not fit inline): the Write chunks then go back unused.
+ * Other errors are the connection's.
  */
 static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		     const struct rpcrdma_xdr_buf *xb, struct rpcrdma_hdr *h,
@@ -199,7 +199,8 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	}
 	svc_rdma_chunk_limits(c, &lim);
 	n = rpcrdma_hdr_size(h);
-	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY || !rpcrdma_reply_fits(&lim, bytes) ||
+	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
+	    !rpcrdma_reply_fits(&lim, bytes) ||
 	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
 		goto out_unused;
 	b = svc_rdma_bulk_get(c, ct->ct_slot, SVC_RDMA_BULK_REPLY);
