@@ -252,6 +252,19 @@ limits_case() {
 		echo "not ok - $kind: $lc-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
 		failed=1
 	fi
+	# Our own client: ERR_CHUNK for a Call and a Reply over 64 KiB, each
+	# counted in its rs_err_chunk and in the server's rs_chunk_limit.
+	pair $lc-client \
+		"env RPCRDMA_MAX_CHUNK_BYTES=64K $b/tests/rdma/echo_server -a $srv" \
+		"$b/tests/rdma/chunk_client -M 65536 -a $srv -b $cli"
+	sent=$(sed -n 's/^chunk_client: \([0-9]*\) Calls over the limits$/\1/p' "$work/$lc-client.client")
+	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$lc-client.server")
+	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
+		echo "ok - $kind: $lc-client-counted # rs_chunk_limit $counted"
+	else
+		echo "not ok - $kind: $lc-client-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		failed=1
+	fi
 }
 limits_case
 
