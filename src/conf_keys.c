@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <rpcrdma/rpcrdma.h>
 #include "options.h"
+#include "rchunks.h"
 
 static const char *const strategies[] = { "auto", "inline", "pullup", "mapped", NULL };
 static const char *const levels[] = { "off", "error", "warning", "debug", NULL };
@@ -62,6 +63,15 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	  OFF(ro_reconnect_tries), "client: reconnection attempts after a loss; 0: off" },
 	{ "reconnect_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 30000, 0, 1000, NULL, C,
 	  OFF(ro_reconnect_timeout_ms), "client: stop reconnecting this long after a loss; 0: never" },
+	{ "max_chunk_bytes", RPCRDMA_CT_SIZE, 1024, RPCRDMA_SVC_CHUNK_BYTES,
+	  RPCRDMA_SVC_CHUNK_BYTES, 0, 0, NULL, S, OFF(ro_max_chunk_bytes),
+	  "server: bytes one Call's Read chunks, or one Reply's chunks, may move" },
+	{ "max_chunk_segs", RPCRDMA_CT_UINT, 1, RPCRDMA_MAX_CHUNK_SEGS,
+	  RPCRDMA_MAX_CHUNK_SEGS, 0, 0, NULL, S, OFF(ro_max_chunk_segs),
+	  "server: segments in one Read, Write or Reply chunk" },
+	{ "max_chunks", RPCRDMA_CT_UINT, 1, RPCRDMA_MAX_READ_SEGS, RPCRDMA_MAX_READ_SEGS,
+	  0, 0, NULL, S, OFF(ro_max_chunks),
+	  "server: Read chunks in a read list, Write chunks in a write list" },
 	{ "log_level", RPCRDMA_CT_ENUM, 0, 3, RPCRDMA_LOG_WARNING, 0, 0, levels, C | S,
 	  OFF(ro_log_level), "messages to stderr: off, error, warning, debug" },
 };

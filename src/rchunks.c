@@ -1,7 +1,8 @@
 /*
  * Responder chunk planning (rchunks.h): validate a read list and lay the
- * Call out around it; fill Write and Reply chunks segment by segment.
- * Every length is summed in 64 bits, so no peer value can wrap a sum.
+ * Call out around it; check Write lists and Reply chunks against the
+ * limits; fill Write and Reply chunks segment by segment.  Every length is
+ * summed in 64 bits, so no peer value can wrap a sum.
  */
 #include "config.h"
 #include <errno.h>
@@ -13,6 +14,7 @@ static uint32_t xdr_roundup(uint64_t n)
 	return (uint32_t)((4 - (n & 3)) & 3);
 }
 
+/* offset + length past 2^64 - 1: no such remote range. */
 static int seg_wraps(const struct rpcrdma_segment *s)
 {
 	return s->rs_offset + s->rs_length < s->rs_offset;
@@ -24,6 +26,28 @@ static void add_copy(struct rpcrdma_call_map *m, uint32_t src, uint32_t dst,
 	if (!len)
 		return;
 	m->cm_copies[m->cm_ncopies++] = (struct rpcrdma_copy){ src, dst, len };
+}
+
+/*
+ * A well-formed read list against the limits: segments per chunk (a run
+ * of one position; RDMA_NOMSG's list is one chunk), chunks, and the
+ * bytes they move.
+ */
+static int reads_within(const struct rpcrdma_hdr *h, uint64_t bytes,
+			const struct rpcrdma_chunk_limits *lim)
+{
+	const struct rpcrdma_read_segment *r = h->rh_reads;
+	uint32_t i, nchunks = 0, nsegs = 0;
+
+	for (i = 0; i < h->rh_nreads; i++) {
+		if (!i || r[i].rr_position != r[i - 1].rr_position) {
+			nchunks++;
+			nsegs = 0;
+		}
+		if (++nsegs > lim->lm_max_segs || nchunks > lim->lm_max_chunks)
+			return -EMSGSIZE;
+	}
+	return bytes > lim->lm_max_bytes ? -EMSGSIZE : 0;
 }
 
 static int map_nomsg(const struct rpcrdma_hdr *h, uint32_t inline_len,
@@ -55,7 +79,7 @@ static int map_msg(const struct rpcrdma_hdr *h, uint32_t inline_len,
 		   uint32_t max_call, struct rpcrdma_call_map *m)
 {
 	uint64_t dst = 0;		/* bytes of the Call laid out so far */
-	uint32_t src = 0;		/* inline bytes consumed so far */
+	uint32_t src = 0;		/* inline bytes consumed so far: <= inline_len */
 	uint32_t i = 0;
 
 	while (i < h->rh_nreads) {
@@ -101,19 +125,46 @@ static int map_msg(const struct rpcrdma_hdr *h, uint32_t inline_len,
 }
 
 int rpcrdma_map_call(const struct rpcrdma_hdr *h, uint32_t inline_len,
-		     uint32_t max_call, struct rpcrdma_call_map *m)
+		     const struct rpcrdma_chunk_limits *lim,
+		     struct rpcrdma_call_map *m)
 {
+	int rc;
+
 	memset(m, 0, sizeof(*m));
 	if (!h->rh_nreads || h->rh_nreads > RPCRDMA_MAX_READ_SEGS)
 		return -EBADMSG;
+	/* Malformed first (-EBADMSG), then over a limit (-EMSGSIZE). */
 	switch (h->rh_proc) {
 	case RPCRDMA_NOMSG:
-		return map_nomsg(h, inline_len, max_call, m);
+		rc = map_nomsg(h, inline_len, lim->lm_max_call, m);
+		break;
 	case RPCRDMA_MSG:
-		return map_msg(h, inline_len, max_call, m);
+		rc = map_msg(h, inline_len, lim->lm_max_call, m);
+		break;
 	default:
 		return -EBADMSG;
 	}
+	return rc ? rc : reads_within(h, m->cm_chunk_bytes, lim);
+}
+
+int rpcrdma_check_chunks(const struct rpcrdma_hdr *h,
+			 const struct rpcrdma_chunk_limits *lim)
+{
+	uint32_t i;
+
+	if (h->rh_nwrites > lim->lm_max_chunks)
+		return -EMSGSIZE;
+	for (i = 0; i < h->rh_nwrites; i++) {
+		if (rpcrdma_chunk_capacity(&h->rh_writes[i]) < 0)
+			return -EBADMSG;
+		if (h->rh_writes[i].rc_nsegs > lim->lm_max_segs)
+			return -EMSGSIZE;
+	}
+	if (!h->rh_has_reply)
+		return 0;
+	if (rpcrdma_chunk_capacity(&h->rh_reply) < 0)
+		return -EBADMSG;
+	return h->rh_reply.rc_nsegs > lim->lm_max_segs ? -EMSGSIZE : 0;
 }
 
 int64_t rpcrdma_chunk_capacity(const struct rpcrdma_chunk *ch)

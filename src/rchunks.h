@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "rpc_rdma.h"
 
-/* One RDMA Read: a peer segment into the reassembled Call at cp_dst. */
+/* One RDMA Read: a peer segment into the reassembled Call at pl_dst. */
 struct rpcrdma_pull {
 	uint32_t pl_dst;
 	struct rpcrdma_segment pl_seg;
@@ -46,28 +46,71 @@ struct rpcrdma_call_map {
 };
 
 /*
+ * Compile-time ceiling of max_chunk_bytes: the size of the per-slot
+ * buffers a Call is reassembled in and a chunked Reply is encoded in.
+ */
+#define RPCRDMA_SVC_CHUNK_BYTES	((4u << 20) + (64u << 10))
+
+/*
+ * What one Call may ask of the Responder (rpcrdma.conf(5) max_chunk_bytes,
+ * max_chunk_segs, max_chunks) and the buffer its Call is rebuilt in.  The
+ * codec parses up to its arrays; anything past these is refused here,
+ * before a byte is allocated or moved.
+ */
+struct rpcrdma_chunk_limits {
+	uint32_t lm_max_bytes;		/* chunk bytes one Call's Reads move,
+					 * and, apart, one Reply's Writes */
+	uint32_t lm_max_segs;		/* segments in one chunk */
+	uint32_t lm_max_chunks;		/* Read chunks (positions) in a read
+					 * list; Write chunks in a write list */
+	uint32_t lm_max_call;		/* bytes of the reassembled Call */
+};
+
+/*
  * Plan the reassembly of the Call described by h (RDMA_MSG or RDMA_NOMSG
  * with a read list) whose inline RPC message is inline_len bytes.
  *
  * RDMA_NOMSG: every segment has position 0; the Call is their data in
- * order, and nothing may come inline.  RDMA_MSG: segments of one position
- * form one chunk; positions are XDR offsets in the whole Call, so a chunk
- * begins where the inline bytes before it and the earlier chunks (with
- * their roundup) end; position 0 is refused (that is RDMA_NOMSG's).
+ * order (one chunk), and nothing may come inline.  RDMA_MSG: segments of
+ * one position form one chunk; positions are XDR offsets in the whole
+ * Call, so a chunk begins where the inline bytes before it and the
+ * earlier chunks (with their roundup) end; position 0 is refused (that is
+ * RDMA_NOMSG's).
  *
  * Returns 0; -EBADMSG for a read list that cannot describe a Call
  * (positions out of order or past the message, position 0 with
  * RDMA_MSG, inline data with RDMA_NOMSG, a segment whose remote range
- * wraps); -EMSGSIZE when the Call would exceed max_call bytes.  Both are
- * answered with ERR_CHUNK, before anything is allocated.
+ * wraps); -EMSGSIZE for one over a limit of lim: more than lm_max_segs
+ * segments in a chunk, more than lm_max_chunks chunks, more than
+ * lm_max_bytes of chunk data (summed in 64 bits), or a Call longer than
+ * lm_max_call.  Both are answered with ERR_CHUNK, before anything is
+ * allocated.
  */
 int rpcrdma_map_call(const struct rpcrdma_hdr *h, uint32_t inline_len,
-		     uint32_t max_call, struct rpcrdma_call_map *m);
+		     const struct rpcrdma_chunk_limits *lim,
+		     struct rpcrdma_call_map *m);
+
+/*
+ * Check the Write list and Reply chunk a Call offers against lim, before
+ * the Call is served: at most lm_max_chunks Write chunks, at most
+ * lm_max_segs segments in each and in the Reply chunk (-EMSGSIZE), no
+ * segment whose remote range wraps 64 bits (-EBADMSG).  What the
+ * Responder then writes is bounded by lm_max_bytes (rpcrdma_reply_fits).
+ */
+int rpcrdma_check_chunks(const struct rpcrdma_hdr *h,
+			 const struct rpcrdma_chunk_limits *lim);
+
+/* May one Reply RDMA Write bytes bytes (summed over its chunks)? */
+static inline int rpcrdma_reply_fits(const struct rpcrdma_chunk_limits *lim,
+				     uint64_t bytes)
+{
+	return bytes <= lim->lm_max_bytes;
+}
 
 /*
  * Check a Write or Reply chunk the Requester offered: no segment's remote
- * range wraps 64 bits.  Returns its capacity in bytes (summed in 64
- * bits), or -EBADMSG.
+ * range wraps 64 bits (offset + length may be at most 2^64 - 1).
+ * Returns its capacity in bytes (summed in 64 bits), or -EBADMSG.
  */
 int64_t rpcrdma_chunk_capacity(const struct rpcrdma_chunk *ch);
 

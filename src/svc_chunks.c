@@ -12,26 +12,46 @@
 #include "rchunks.h"
 #include "svc_threads.h"
 
-/* Write and Reply chunks that cannot be addressed are refused up front. */
-int svc_rdma_check_chunks(const struct rpcrdma_hdr *h)
+/* The connection's limits, as resolved when it was accepted. */
+void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
+			   struct rpcrdma_chunk_limits *lim)
 {
-	uint32_t i;
+	const struct rpcrdma_options *o = &c->sc_x.rx_opts;
 
-	for (i = 0; i < h->rh_nwrites; i++)
-		if (rpcrdma_chunk_capacity(&h->rh_writes[i]) < 0)
-			return -EBADMSG;
-	if (h->rh_has_reply && rpcrdma_chunk_capacity(&h->rh_reply) < 0)
-		return -EBADMSG;
-	return 0;
+	lim->lm_max_bytes = o->ro_max_chunk_bytes;
+	lim->lm_max_segs = o->ro_max_chunk_segs;
+	lim->lm_max_chunks = o->ro_max_chunks;
+	lim->lm_max_call = SVC_RDMA_MAX_CALL;
+}
+
+/*
+ * Write and Reply chunks that cannot be addressed, or go over the limits,
+ * are refused before the Call is served: -EBADMSG or -EMSGSIZE.
+ */
+int svc_rdma_check_chunks(const struct svc_rdma_conn *c,
+			  const struct rpcrdma_hdr *h)
+{
+	struct rpcrdma_chunk_limits lim;
+
+	svc_rdma_chunk_limits(c, &lim);
+	return rpcrdma_check_chunks(h, &lim);
+}
+
+/* One more Call or Reply refused (ERR_CHUNK) for going over a limit. */
+void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c)
+{
+	pthread_mutex_lock(&c->sc_x.rx_lock);
+	c->sc_x.rx_stats.rs_chunk_limit++;
+	pthread_mutex_unlock(&c->sc_x.rx_lock);
 }
 
 /*
  * Rebuild the Call whose inline part is inl: the inline pieces copied,
  * the Read chunks pulled straight into place, their roundup zeroed.
  * Returns 0 with the Call at *msgp, in ct->ct_callbuf until the Call is
- * answered; -EBADMSG or -EMSGSIZE (answer ERR_CHUNK, nothing was read);
- * -ENOMEM; or the connection's failure (-ETIMEDOUT: its Reads stalled,
- * the caller tears it down).
+ * answered; -EBADMSG (a bad read list) or -EMSGSIZE (over a limit):
+ * answer ERR_CHUNK, nothing was read; -ENOMEM; or the connection's
+ * failure (-ETIMEDOUT: its Reads stalled, the caller tears it down).
  */
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,
@@ -39,13 +59,15 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 {
 	struct rpcrdma_sge local[RPCRDMA_MAX_READ_SEGS];
 	struct rpcrdma_remote rem[RPCRDMA_MAX_READ_SEGS];
+	struct rpcrdma_chunk_limits lim;
 	struct timespec deadline;
 	struct rpcrdma_call_map m;
 	struct svc_rdma_buf *b = &ct->ct_callbuf;
 	unsigned int i;
 	int rc;
 
-	rc = rpcrdma_map_call(&ct->ct_hdr, inl_len, SVC_RDMA_MAX_CALL, &m);
+	svc_rdma_chunk_limits(c, &lim);
+	rc = rpcrdma_map_call(&ct->ct_hdr, inl_len, &lim, &m);
 	if (rc)
 		return rc;
 	/* Only the bytes this Call needs (the last Call gave its back). */

@@ -269,10 +269,13 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		return -1;
 	}
 	/* A Call must carry its message inline or in Read chunks; a Reply
-	 * or Write chunk we could never address is refused before use. */
+	 * or Write chunk we could never address, or over the limits, is
+	 * refused before use (-EMSGSIZE: counted as a limit's). */
 	if (rc || (h->rh_proc != RPCRDMA_MSG && h->rh_proc != RPCRDMA_NOMSG) ||
 	    (h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads) ||
-	    svc_rdma_check_chunks(h)) {
+	    (rc = svc_rdma_check_chunks(c, h))) {
+		if (rc == -EMSGSIZE)
+			svc_rdma_count_chunk_limit(c);
 		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	}
@@ -288,6 +291,8 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
 		    h->rh_xid, rc);
 	if (rc == -EBADMSG || rc == -EMSGSIZE || rc == -ENOMEM) {
+		if (rc == -EMSGSIZE)
+			svc_rdma_count_chunk_limit(c);
 		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	}

@@ -165,8 +165,9 @@ static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
  * same cut for Read chunks.  The data is copied into a buffer of the
  * chunk pool first, so the results are never referenced after this
  * returns.  -ENOENT when it does not apply (no Write chunk, nothing
- * to place, a chunk too small, or the rest would not fit inline): the
- * Write chunks then go back unused.  Other errors are the connection's.
+ * to place, a chunk too small, more than max_chunk_bytes to write, or
+ * the rest would not fit inline): the Write chunks then go back unused.
+ * Other errors are the connection's.
  */
 static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		     const struct rpcrdma_xdr_buf *xb, struct rpcrdma_hdr *h,
@@ -177,6 +178,7 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		.cl_peer_inline = c->sc_x.rx_send_max,
 		.cl_max_rsegs = ch->rh_nwrites,
 	};
+	struct rpcrdma_chunk_limits lim;
 	struct rpcrdma_call_plan plan;
 	struct svc_rdma_buf b;
 	uint64_t off = 0, bytes = 0;
@@ -195,8 +197,10 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 				       &h->rh_writes[k]))
 			goto out_unused;
 	}
+	svc_rdma_chunk_limits(c, &lim);
 	n = rpcrdma_hdr_size(h);
 	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
+	    !rpcrdma_reply_fits(&lim, bytes) ||
 	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
 		goto out_unused;
 	/* The bytes are known before anything is copied: take just those. */
@@ -230,14 +234,16 @@ out_unused:
  * A Reply too large to Send goes into the Call's Reply chunk: encoded
  * whole into a buffer of the chunk pool, RDMA Written, then announced
  * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
- * there is no Reply chunk or it is too small (the caller answers
- * ERR_CHUNK: never a truncated Reply); other errors are the connection's.
+ * there is no Reply chunk, it is too small, or the Reply is longer than
+ * max_chunk_bytes (the caller answers ERR_CHUNK: never a truncated
+ * Reply); other errors are the connection's.
  */
 static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 			  struct svc_rdma_call *ct, struct rpc_msg *msg,
 			  const struct reply_res *rb, struct rpcrdma_hdr *h)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_chunk_limits lim;
 	struct svc_rdma_buf b;
 	struct rpcrdma_xdr_buf xb;
 	int64_t room;
@@ -260,6 +266,13 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 	/* Threshold 0: every byte copied, so the Reply is b's first len. */
 	rc = encode_reply(xprt, msg, rb, &xb, b.sb_mem, (uint32_t)room, 0);
 	len = rpcrdma_xdrbuf_len(&xb);
+	if (!rc) {
+		svc_rdma_chunk_limits(c, &lim);
+		if (!rpcrdma_reply_fits(&lim, len)) {
+			svc_rdma_count_chunk_limit(c);
+			rc = -EMSGSIZE;
+		}
+	}
 	if (!rc)
 		rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
 	if (rc) {

@@ -6,6 +6,7 @@
 #ifndef RPCRDMA_SVC_THREADS_H
 #define RPCRDMA_SVC_THREADS_H
 
+#include "rchunks.h"
 #include "rdma_rw.h"
 #include "svc_pool.h"
 #include "transport.h"
@@ -120,11 +121,16 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
 #define SVC_RDMA_SEND_STALL_MS 5000
 
 /* svc_chunks.c: Read chunks in, Reply and Write chunks out. */
-/* Largest Call reassembled from Read chunks, and largest chunked Reply. */
-#define SVC_RDMA_MAX_CALL	((4u << 20) + (64u << 10))
-#define SVC_RDMA_MAX_REPLY	((4u << 20) + (64u << 10))
+/* Largest Call reassembled from Read chunks, and largest chunked Reply:
+ * the per-slot buffers, and the ceiling of max_chunk_bytes. */
+#define SVC_RDMA_MAX_CALL	RPCRDMA_SVC_CHUNK_BYTES
+#define SVC_RDMA_MAX_REPLY	RPCRDMA_SVC_CHUNK_BYTES
 
-int svc_rdma_check_chunks(const struct rpcrdma_hdr *h);
+void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
+			   struct rpcrdma_chunk_limits *lim);
+int svc_rdma_check_chunks(const struct svc_rdma_conn *c,
+			  const struct rpcrdma_hdr *h);
+void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c);
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,
 		       uint32_t *lenp);

@@ -71,6 +71,9 @@ struct rpcrdma_options {
 	uint32_t ro_reconnect_tries;	/* client: attempts after a loss; 0: off */
 	uint32_t ro_reconnect_timeout_ms; /* client: give up this long after a loss; 0: never */
 	uint32_t ro_pool_size;		/* server: registered chunk pool per device */
+	uint32_t ro_max_chunk_bytes;	/* server: chunk bytes one Call reads, one Reply writes */
+	uint32_t ro_max_chunk_segs;	/* server: segments in one chunk */
+	uint32_t ro_max_chunks;		/* server: chunks in a read list or a write list */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -135,6 +138,7 @@ struct rpcrdma_stats {
 	uint64_t rs_pool_failures;	/* no memory at all: the Call got ERR_CHUNK */
 	uint64_t rs_pool_pinned;	/* bytes registered for chunks now (pool + fallbacks) */
 	uint64_t rs_pool_pinned_peak;	/* the most rs_pool_pinned has been */
+	uint64_t rs_chunk_limit;	/* server: Calls answered ERR_CHUNK for going over a chunk limit */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

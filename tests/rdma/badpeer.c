@@ -7,8 +7,10 @@
  * answered, so the connection is proven to keep serving.  Chunks too:
  * Read chunks the server pulls from our memory (a Long Call, data items
  * with and without roundup), a Reply RDMA Written into our Reply chunk
- * and checked there, and chunk lists no Call can have (ERR_CHUNK).  Ends
- * with an ECHO_SHUTDOWN Call; exits 0 only if every check passed.
+ * and checked there, and chunk lists no Call can have (ERR_CHUNK).  With
+ * -L, the server's chunk limits instead (badpeer_limits.c; -C: the same
+ * Calls against default limits, all served).  Ends with an
+ * ECHO_SHUTDOWN Call; exits 0 only if every check passed.
  *
  * Good headers come from the library's codec (src/rpc_rdma.c, compiled in);
  * bad ones and every expected answer are written here as big-endian words.
@@ -27,31 +29,20 @@
 #include <rdma/rdma_verbs.h>
 #include "rpc_rdma.h"
 #include "rawpeer.h"
-
-enum {
-	BAD_NRECV = 8,		/* receives kept posted */
-	BAD_BUF = RAWPEER_BUF,	/* each, as we offer in the private data */
-	BAD_CREDITS = 4,	/* what our Calls ask for */
-	BAD_WAIT_MS = 10000,	/* bounded wait for every completion */
-	BAD_SRV_CREDITS = 32,	/* echo_server's grant (its default) */
-	BAD_CHUNK = 16384,	/* Read chunk source / Reply chunk target */
-};
-
-#define ECHO_PROG	0x20049001u
-#define ECHO_VERS	1u
-#define ECHO_NULL	0u
-#define ECHO_SHUTDOWN	4u
+#include "badpeer.h"
 
 static struct rdma_cm_id *bad_id;
-static uint8_t *bad_rbuf, *bad_sbuf, *bad_chunk, *bad_wchunk;
-static struct ibv_mr *bad_rmr, *bad_smr, *bad_cmr, *bad_wmr;
-static uint32_t bad_xid = 0x62640000;	/* "bd" */
+static uint8_t *bad_rbuf, *bad_sbuf;
+static struct ibv_mr *bad_rmr, *bad_smr;
+uint8_t *bad_chunk, *bad_wchunk;
+struct ibv_mr *bad_cmr, *bad_wmr;
+uint32_t bad_xid = 0x62640000;	/* "bd" */
 static int bad_failed, bad_checks;
 static const char *bad_wrong;		/* BADPEER_WRONG: test of the test */
 
 /* ---- building messages: big-endian words -------------------------------- */
 
-static void put_words(struct msg *m, int n, ...)
+void put_words(struct msg *m, int n, ...)
 {
 	va_list ap;
 
@@ -62,14 +53,14 @@ static void put_words(struct msg *m, int n, ...)
 }
 
 /* An RPC Call of program ECHO, AUTH_NONE, no arguments (RFC 5531). */
-static void put_call(struct msg *m, uint32_t xid, uint32_t proc)
+void put_call(struct msg *m, uint32_t xid, uint32_t proc)
 {
 	put_words(m, 10, xid, 0u /* CALL */, 2u, ECHO_PROG, ECHO_VERS, proc,
 	     0u, 0u /* cred AUTH_NONE */, 0u, 0u /* verf AUTH_NONE */);
 }
 
 /* A good RDMA_MSG header from the codec under test, at the start of m. */
-static void put_good_hdr(struct msg *m, struct rpcrdma_hdr *h)
+void put_good_hdr(struct msg *m, struct rpcrdma_hdr *h)
 {
 	ssize_t n = rpcrdma_hdr_encode(m->m_buf + m->m_len,
 				       sizeof(m->m_buf) - m->m_len, h);
@@ -101,7 +92,7 @@ static void post_recv(uint64_t slot)
 		die("rdma_post_recv: %s", strerror(errno));
 }
 
-static void send_msg(const struct msg *m)
+void send_msg(const struct msg *m)
 {
 	struct ibv_wc wc;
 
@@ -137,7 +128,7 @@ static int recv_msg(struct msg *m)
 
 /* ---- checks ------------------------------------------------------------ */
 
-static void result(int ok, const char *fmt, ...)
+void result(int ok, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -166,7 +157,7 @@ static uint32_t xid_of(const struct msg *m)
  * fails the check and is skipped, so later checks stay in step.  Nothing
  * at all within the wait ends the run: the server has stopped serving.
  */
-static void expect(const char *what, const struct msg *want)
+void expect(const char *what, const struct msg *want)
 {
 	struct msg got;
 	int ok, extra;
@@ -193,8 +184,23 @@ static void expect(const char *what, const struct msg *want)
 	}
 }
 
+/* Any Reply to xid, not RDMA_ERROR: served (the control runs of -L). */
+void expect_served(const char *what, uint32_t xid)
+{
+	struct msg got;
+
+	if (!recv_msg(&got)) {
+		result(0, "%s: nothing received within %d ms", what, BAD_WAIT_MS);
+		die("the server stopped answering");
+	}
+	result(xid_of(&got) == xid && got.m_len >= RPCRDMA_HDRLEN_FIXED &&
+	       get32(got.m_buf + 12) != RPCRDMA_ERROR, "%s: served", what);
+	if (xid_of(&got) != xid || get32(got.m_buf + 12) == RPCRDMA_ERROR)
+		hexdump("received", &got);
+}
+
 /* The RDMA_MSG Reply to a NULL-like Call: no results, MSG_ACCEPTED/SUCCESS. */
-static void want_void_reply(struct msg *m, uint32_t xid)
+void want_void_reply(struct msg *m, uint32_t xid)
 {
 	m->m_len = 0;
 	put_words(m, 7, xid, 1u, (uint32_t)BAD_SRV_CREDITS, (uint32_t)RPCRDMA_MSG,
@@ -203,7 +209,7 @@ static void want_void_reply(struct msg *m, uint32_t xid)
 	     0u, 0u /* verf AUTH_NONE */, 0u /* SUCCESS */);
 }
 
-static void want_error(struct msg *m, uint32_t xid, uint32_t err)
+void want_error(struct msg *m, uint32_t xid, uint32_t err)
 {
 	m->m_len = 0;
 	put_words(m, 5, xid, 1u, (uint32_t)BAD_SRV_CREDITS, (uint32_t)RPCRDMA_ERROR,
@@ -215,7 +221,7 @@ static void want_error(struct msg *m, uint32_t xid, uint32_t err)
 }
 
 /* A good NULL Call must still be served after what came before. */
-static void still_serving(const char *after)
+void still_serving(const char *after)
 {
 	struct msg call, want;
 	uint32_t xid = ++bad_xid;
@@ -232,7 +238,7 @@ static void still_serving(const char *after)
  * Send one bad message.  err 0: it must be dropped silently, so the next
  * message received must be the Reply to the NULL Call that follows it.
  */
-static void bad(const char *name, const struct msg *m, uint32_t xid,
+void bad(const char *name, const struct msg *m, uint32_t xid,
 		uint32_t err)
 {
 	struct msg want;
@@ -257,7 +263,7 @@ static void bad(const char *name, const struct msg *m, uint32_t xid,
  * Send a well-formed Call the server must serve: its Reply is RDMA_MSG,
  * MSG_ACCEPTED/SUCCESS, then (for ECHO_BYTES) the opaque echoed inline.
  */
-static void good(const char *name, const struct msg *m, uint32_t xid,
+void good(const char *name, const struct msg *m, uint32_t xid,
 		 const void *echo, uint32_t len)
 {
 	struct msg want;
@@ -282,7 +288,7 @@ static void good(const char *name, const struct msg *m, uint32_t xid,
  * with the Reply chunk's length set to what was written, and the region
  * must hold the whole RPC Reply; else the answer is RDMA_ERROR err.
  */
-static void echo_big(uint32_t x, uint32_t n, uint32_t cap, uint32_t err)
+void echo_big(uint32_t x, uint32_t n, uint32_t cap, uint32_t err)
 {
 	uint32_t rlen = 24 + 4 + ((n + 3) & ~3u), k, be;
 	struct msg m, want;
@@ -667,23 +673,32 @@ static void check_server_private(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: badpeer -a SERVER -b SOURCE -p PORT [-t SECS]\n");
+	fprintf(stderr, "usage: badpeer -a SERVER -b SOURCE -p PORT [-t SECS] "
+		"[-L BYTES,SEGS,CHUNKS [-C]]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *src = NULL, *port = NULL;
-	int timeout = 60, c;
+	int timeout = 60, c, limits = 0;
+	struct bad_limits lim = { 0, 0, 0, 0 };
 	struct msg call, want;
 	uint32_t x;
 
-	while ((c = getopt(argc, argv, "a:b:p:t:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:L:C")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': src = optarg; break;
 		case 'p': port = optarg; break;
 		case 't': timeout = atoi(optarg); break;
+		case 'L':
+			limits = sscanf(optarg, "%u,%u,%u", &lim.bl_bytes,
+					&lim.bl_segs, &lim.bl_chunks) == 3;
+			if (!limits)
+				usage();
+			break;
+		case 'C': lim.bl_control = 1; break;
 		default: usage();
 		}
 	}
@@ -703,7 +718,10 @@ int main(int argc, char **argv)
 	connect_server(addr, port, src, timeout);
 	check_server_private();
 	still_serving("connecting");
-	run_cases();
+	if (limits)
+		run_limit_cases(&lim);
+	else
+		run_cases();
 
 	/* Stop the server: its exit status is the other half of the test. */
 	x = ++bad_xid;

@@ -351,12 +351,51 @@ chunks_cases() {
 	pair stale-rkey \
 		"$b/tests/rdma/chunkpeer -a $srv" \
 		"$b/tests/rdma/chunk_client -R -a $srv -b $cli -t 1"
+	pair abandoned-rkey \
+		"$b/tests/rdma/chunkpeer -a $srv" \
+		"$b/tests/rdma/chunk_client -A -a $srv -b $cli -t 1"
 }
 chunks_cases
 
 pair bad-headers \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/badpeer -a $srv -b $cli"
+
+# The server under lowered chunk limits (environment, server side only):
+# exactly at each limit served, one over each ERR_CHUNK, still serving;
+# every refusal counted in rs_chunk_limit.  The control: the same Calls
+# to a server with the default limits are all served.
+limits_case() {
+	lc=chunk-limits		# pair sets name
+	pair $lc-control \
+		"$b/tests/rdma/echo_server -l -a $srv" \
+		"$b/tests/rdma/badpeer -L 8192,2,1 -C -a $srv -b $cli"
+	pair $lc \
+		"env RPCRDMA_MAX_CHUNK_BYTES=8K RPCRDMA_MAX_CHUNK_SEGS=2 RPCRDMA_MAX_CHUNKS=1 $b/tests/rdma/echo_server -l -a $srv" \
+		"$b/tests/rdma/badpeer -L 8192,2,1 -a $srv -b $cli"
+	sent=$(sed -n 's/^badpeer: \([0-9]*\) Calls over the limits$/\1/p' "$work/$lc.client")
+	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$lc.server")
+	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
+		echo "ok - $kind: $lc-counted # rs_chunk_limit $counted"
+	else
+		echo "not ok - $kind: $lc-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		failed=1
+	fi
+	# Our own client: ERR_CHUNK for a Call and a Reply over 64 KiB, each
+	# counted in its rs_err_chunk and in the server's rs_chunk_limit.
+	pair $lc-client \
+		"env RPCRDMA_MAX_CHUNK_BYTES=64K $b/tests/rdma/echo_server -a $srv" \
+		"$b/tests/rdma/chunk_client -M 65536 -a $srv -b $cli"
+	sent=$(sed -n 's/^chunk_client: \([0-9]*\) Calls over the limits$/\1/p' "$work/$lc-client.client")
+	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$lc-client.server")
+	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
+		echo "ok - $kind: $lc-client-counted # rs_chunk_limit $counted"
+	else
+		echo "not ok - $kind: $lc-client-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		failed=1
+	fi
+}
+limits_case
 
 # stall NAME: a raw peer sends 64 Calls and never posts a receive, so the
 # server's Replies to it cannot be delivered (rxe: they sit in RNR retry and

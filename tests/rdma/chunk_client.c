@@ -10,6 +10,12 @@
  * Reply chunks are windows (cheap, rxe) or per-RPC registrations (siw).
  * -w: arguments that are copied, not referenced (arrays of words), too
  * many for the slot's scratch: spilled, counted, echoed word-exact.
+ * -A last:
+ * a Call with a Read chunk times out, then the peer reads with its rkey
+ * (chunkpeer's verdict: the caller's memory must be out of reach).
+ * -M BYTES alone, against echo_server under max_chunk_bytes BYTES: a Reply
+ * of exactly BYTES comes back, one 4 bytes longer and a Call 4 bytes over
+ * fail with ERR_CHUNK (counted in rs_err_chunk), and the next call works.
  */
 #include "config.h"
 #include <errno.h>
@@ -223,6 +229,44 @@ static void words(CLIENT *cl)
 	free(in);
 }
 
+/* The server's max_chunk_bytes is limit: at it served, over it refused. */
+static int limit_run(CLIENT *cl, unsigned limit)
+{
+	/* The Reply: 24 bytes of RPC header, 4 of length, the data. */
+	const unsigned at = limit - 28, over[] = { limit - 24, limit + 4 };
+	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+	struct rpcrdma_stats s0, s;
+	enum clnt_stat st;
+	unsigned i;
+
+	if (!in || !out || limit < 8192 || limit % 4 || limit + 4 > MAXSZ)
+		die("-M %u: cannot test this limit", limit);
+	if (echo(cl, in, out, at, 1, 0, 1) != RPC_SUCCESS)
+		die("a Reply of %u bytes, at the limit: %s", limit,
+		    clnt_sperror(cl, "ECHO"));
+	for (i = 0; i < 2; i++) {
+		s0 = stats(cl);
+		st = echo(cl, in, out, over[i], 2, 0, 0);
+		s = stats(cl);
+		printf("chunk_client: echo of %u bytes: %s, err_chunk +%llu\n",
+		       over[i], clnt_sperrno(st),
+		       (unsigned long long)(s.rs_err_chunk - s0.rs_err_chunk));
+		if (st == RPC_SUCCESS || s.rs_err_chunk != s0.rs_err_chunk + 1)
+			die("echo of %u bytes, over the limit, was not refused "
+			    "with ERR_CHUNK", over[i]);
+	}
+	if (echo(cl, in, out, at, 3, 0, 1) != RPC_SUCCESS)
+		die("after the refusals: %s", clnt_sperror(cl, "ECHO"));
+	printf("chunk_client: %u Calls over the limits\n", 2u);
+	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
+	clnt_destroy(cl);
+	free(in);
+	free(out);
+	printf("chunk_client: ok\n");
+	return 0;
+}
+
 static int parse(const char *v, const char *const *names, int n)
 {
 	int i;
@@ -244,6 +288,8 @@ int main(int argc, char **argv)
 	struct worker *w;
 	unsigned threads = 4, i, calls;
 	int c, hostile_test = 0, stale = 0, learning = -1, words_test = 0;
+	int abandon = 0;
+	unsigned limit = 0;
 	uint64_t bytes = 0;
 	CLIENT *cl;
 
@@ -251,7 +297,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:w")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -264,13 +310,15 @@ int main(int argc, char **argv)
 		case 'R': stale = 1; break;
 		case 'L': learning = !strcmp(optarg, "cheap"); break;
 		case 'w': words_test = 1; break;
+		case 'A': abandon = 1; break;
+		case 'M': limit = (unsigned)atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
 		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
-		    "[-L cheap|costly] [-w]");
+		    "[-L cheap|costly] [-w] [-A] [-M BYTES]");
 	alarm(110);
 	if (learning >= 0) {
 		learn(addr, port, &o, learning);
@@ -281,6 +329,8 @@ int main(int argc, char **argv)
 			die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
 		usleep(200 * 1000);
 	}
+	if (limit)
+		return limit_run(cl, limit);
 
 	w = calloc(threads, sizeof(*w));
 	if (!w)
@@ -418,7 +468,28 @@ int main(int argc, char **argv)
 		hostile(cl, 12, 1, RPC_CANTDECODERES);
 		hostile(cl, 13, 1, RPC_CANTRECV);
 	}
-	if (stale) {
+	if (abandon) {
+		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+		struct timeval two = { 2, 0 };
+		struct rpcrdma_stats s0;
+
+		if (!in || !out)
+			die("out of memory");
+		command(cl, 20);
+		clnt_control(cl, CLSET_TIMEOUT, (char *)&two);
+		s0 = stats(cl);
+		if (echo(cl, in, out, 8000, 2, 0, 0) != RPC_TIMEDOUT)
+			die("the unanswered Call did not time out");
+		s = stats(cl);
+		if (s.rs_read_chunk_calls != s0.rs_read_chunk_calls + 1)
+			die("the abandoned Call carried no Read chunk");
+		/* clnt_call() returned: its memory must be out of reach. */
+		if (echo_sleep_1(&(unsigned){ 21 }, NULL, cl) == RPC_SUCCESS)
+			die("the abandoned-rkey command was answered");
+		printf("chunk_client: the peer tried the abandoned Call's rkey\n");
+		free(in);
+		free(out);
+	} else if (stale) {
 		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 		struct rpcrdma_stats s0 = stats(cl);
 

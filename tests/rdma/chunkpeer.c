@@ -14,6 +14,10 @@
  *   n = 1       the stale-rkey check: an RDMA Write with the rkey of the
  *               Reply chunk of the previous (finished) RPC, which must
  *               fail; exit 0 if it did, 1 if the write went through.
+ *   n = 20      the next ECHO_BYTES is pulled but never answered (the
+ *               client times out and abandons it);
+ *   n = 21      an RDMA Read with that abandoned Call's Read chunk rkey,
+ *               which must fail: exit 0 if it did, 1 if not.
  * An ECHO_BYTES result under 1 KiB is sent inline even when a Write
  * chunk is offered, which goes back unused (length 0), as RFC 8166
  * allows.  ECHO_SHUTDOWN answers and exits 0.  Headers come from the library's
@@ -46,6 +50,8 @@ static struct ibv_mr *cp_rmr, *cp_smr, *cp_callmr, *cp_replymr;
 static int cp_mode;			/* set by ECHO_SLEEP 10..13 */
 static struct rpcrdma_segment cp_prev_reply;	/* last RPC's Reply chunk */
 static int cp_have_prev;
+static struct rpcrdma_segment cp_abandoned;	/* its Read chunk (n = 20) */
+static int cp_have_abandoned;
 
 static void post_recv(uint64_t slot)
 {
@@ -245,6 +251,28 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 			die("ECHO_SLEEP: no argument");
 		cp_mode = (int)get32(cp_call + off);
 		printf("# command %d\n", cp_mode);
+		if (cp_mode == 21) {
+			enum ibv_wc_status st;
+
+			if (!cp_have_abandoned)
+				die("no abandoned Call to read from");
+			printf("# RDMA Read with the abandoned Call's rkey %#x\n",
+			       cp_abandoned.rs_handle);
+			if (rdma_post_read(cp_id, NULL, cp_call, 8, cp_callmr, 0,
+					   cp_abandoned.rs_offset,
+					   cp_abandoned.rs_handle))
+				die("rdma_post_read: %s", strerror(errno));
+			st = sq_wait("abandoned-rkey RDMA Read");
+			if (st == IBV_WC_SUCCESS) {
+				printf("chunkpeer: FAIL: the abandoned Call's memory "
+				       "is still readable\n");
+				exit(1);
+			}
+			printf("chunkpeer: abandoned Call's rkey refused: %s\n",
+			       ibv_wc_status_str(st));
+			printf("chunkpeer: ok\n");
+			exit(0);
+		}
 		if (cp_mode == 1) {
 			enum ibv_wc_status st;
 
@@ -275,6 +303,15 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 		die("proc %u is not served here", proc);
 	}
 
+	if (proc == 1 && cp_mode == 20) {
+		if (!h->rh_nreads)
+			die("the Call to abandon has no Read chunk");
+		cp_abandoned = h->rh_reads[0].rr_seg;
+		cp_have_abandoned = 1;
+		cp_mode = 0;
+		printf("# ECHO_BYTES xid %#x left unanswered\n", xid);
+		return 1;
+	}
 	memset(&rh, 0, sizeof(rh));
 	rh.rh_xid = xid;
 	rh.rh_credits = CP_CREDITS;

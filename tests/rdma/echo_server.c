@@ -403,6 +403,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_bad_calls,
 		       (unsigned long long)st.rs_pullup_sends,
 		       (unsigned long long)st.rs_stalled_conns);
+	if (svc_rdma_get_stats(listener, &st) == 0)
+		printf("server: chunk_limit %llu too_large %llu\n",
+		       (unsigned long long)st.rs_chunk_limit,
+		       (unsigned long long)st.rs_too_large);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))

@@ -2,7 +2,10 @@
  * Unit test: the Responder's chunk planning.  Read lists are laid out
  * around the inline bytes with their roundup restored, and a Call rebuilt
  * from the plan equals the original; hostile lists are refused before
- * anything is allocated; Write/Reply chunks are filled in order.
+ * anything is allocated; the limits (segments per chunk, chunks per list,
+ * chunk bytes) accept exactly the limit and refuse one over; lengths and
+ * addresses at the edges of 32 and 64 bits neither wrap nor pass;
+ * Write/Reply chunks are filled in order.
  */
 #include "config.h"
 #include <check.h>
@@ -20,6 +23,22 @@ static void rd(struct rpcrdma_hdr *h, uint32_t pos, uint32_t len, uint64_t raddr
 	r->rr_seg.rs_handle = 0x1234;
 	r->rr_seg.rs_length = len;
 	r->rr_seg.rs_offset = raddr;
+}
+
+/* Limits: only the reassembly buffer's, or the given ones. */
+static const struct rpcrdma_chunk_limits *limits(uint32_t bytes, uint32_t segs,
+						 uint32_t chunks, uint32_t call)
+{
+	static struct rpcrdma_chunk_limits lim;
+
+	lim = (struct rpcrdma_chunk_limits){ bytes, segs, chunks, call };
+	return &lim;
+}
+
+static const struct rpcrdma_chunk_limits *call_only(uint32_t max_call)
+{
+	return limits(UINT32_MAX, RPCRDMA_MAX_CHUNK_SEGS, RPCRDMA_MAX_READ_SEGS,
+		      max_call);
 }
 
 static void hdr(struct rpcrdma_hdr *h, uint32_t proc)
@@ -64,7 +83,7 @@ START_TEST(nomsg_concatenates)
 	rd(&h, 0, 10, 0);
 	rd(&h, 0, 20, 10);
 	rd(&h, 0, 6, 30);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 0, 1000, &m), 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), 0);
 	ck_assert_uint_eq(m.cm_len, 36);
 	ck_assert_uint_eq(m.cm_npulls, 3);
 	ck_assert_uint_eq(m.cm_ncopies, 0);
@@ -72,9 +91,9 @@ START_TEST(nomsg_concatenates)
 	rebuild(&m, NULL, remote, out);
 	ck_assert_mem_eq(out, remote, 36);
 	/* Inline bytes beside a position-zero chunk, or another position. */
-	ck_assert_int_eq(rpcrdma_map_call(&h, 4, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 4, call_only(1000), &m), -EBADMSG);
 	h.rh_reads[1].rr_position = 8;
-	ck_assert_int_eq(rpcrdma_map_call(&h, 0, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), -EBADMSG);
 }
 END_TEST
 
@@ -98,7 +117,7 @@ static void one_chunk(uint32_t n)
 	memcpy(inl + 44, full + 44 + n + pad, 16);
 	hdr(&h, RPCRDMA_MSG);
 	rd(&h, 44, n, 100);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 60, 8192, &m), 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 60, call_only(8192), &m), 0);
 	ck_assert_uint_eq(m.cm_len, flen);
 	ck_assert_uint_eq(m.cm_chunk_bytes, n);
 	ck_assert_uint_eq(m.cm_nzeros, pad ? 1 : 0);
@@ -137,7 +156,7 @@ START_TEST(msg_two_chunks)
 	rd(&h, 8, 5, 0);
 	rd(&h, 28, 6, 200);
 	rd(&h, 28, 4, 300);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 28, 512, &m), 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 28, call_only(512), &m), 0);
 	ck_assert_uint_eq(m.cm_len, 48);
 	ck_assert_uint_eq(m.cm_npulls, 3);
 	ck_assert_uint_eq(m.cm_ncopies, 3);
@@ -153,26 +172,26 @@ START_TEST(msg_refused)
 
 	hdr(&h, RPCRDMA_MSG);			/* position 0 is NOMSG's */
 	rd(&h, 0, 8, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 	hdr(&h, RPCRDMA_MSG);			/* past the inline bytes */
 	rd(&h, 24, 8, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 	hdr(&h, RPCRDMA_MSG);			/* descending */
 	rd(&h, 16, 8, 0);
 	rd(&h, 12, 8, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 	hdr(&h, RPCRDMA_MSG);			/* overlapping the previous chunk */
 	rd(&h, 8, 8, 0);
 	rd(&h, 12, 4, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 	hdr(&h, RPCRDMA_MSG);			/* remote range wraps */
 	rd(&h, 8, 8, UINT64_MAX - 3);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 	hdr(&h, RPCRDMA_MSG);			/* no read list at all */
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 	hdr(&h, RPCRDMA_ERROR);
 	rd(&h, 8, 8, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1000, &m), -EBADMSG);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1000), &m), -EBADMSG);
 }
 END_TEST
 
@@ -186,16 +205,16 @@ START_TEST(too_large)
 	hdr(&h, RPCRDMA_NOMSG);
 	for (i = 0; i < RPCRDMA_MAX_READ_SEGS; i++)
 		rd(&h, 0, UINT32_MAX, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 0, UINT32_MAX, &m), -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(UINT32_MAX), &m), -EMSGSIZE);
 	hdr(&h, RPCRDMA_MSG);
 	rd(&h, 8, 1001, 0);			/* 8 + 1001 + 3 + 12 = 1024 */
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1024, &m), 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1024), &m), 0);
 	ck_assert_uint_eq(m.cm_len, 1024);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, 1023, &m), -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(1023), &m), -EMSGSIZE);
 	hdr(&h, RPCRDMA_MSG);
 	rd(&h, 8, 0x80000000u, 0);
 	rd(&h, 8, 0x80000000u, 0);
-	ck_assert_int_eq(rpcrdma_map_call(&h, 20, UINT32_MAX, &m), -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(UINT32_MAX), &m), -EMSGSIZE);
 }
 END_TEST
 
@@ -224,6 +243,197 @@ START_TEST(fill)
 }
 END_TEST
 
+/* Segments per chunk: a run of one position; RDMA_NOMSG's list is one. */
+START_TEST(limit_segs)
+{
+	struct rpcrdma_call_map m;
+	struct rpcrdma_hdr h;
+
+	hdr(&h, RPCRDMA_NOMSG);
+	rd(&h, 0, 10, 0);
+	rd(&h, 0, 10, 100);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(1000, 2, 1, 1000), &m), 0);
+	rd(&h, 0, 10, 200);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(1000, 2, 1, 1000), &m),
+			 -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(1000, 3, 1, 1000), &m), 0);
+	/* Two chunks of two segments each: the limit is per chunk. */
+	hdr(&h, RPCRDMA_MSG);
+	rd(&h, 8, 4, 0);
+	rd(&h, 8, 4, 0);
+	rd(&h, 16, 2, 0);
+	rd(&h, 16, 2, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1000, 2, 2, 1000), &m), 0);
+	ck_assert_uint_eq(m.cm_npulls, 4);
+	rd(&h, 16, 2, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1000, 2, 2, 1000), &m),
+			 -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1000, 3, 2, 1000), &m), 0);
+}
+END_TEST
+
+/* Chunks per read list: distinct positions. */
+START_TEST(limit_chunks)
+{
+	struct rpcrdma_call_map m;
+	struct rpcrdma_hdr h;
+	int i;
+
+	hdr(&h, RPCRDMA_MSG);
+	rd(&h, 8, 4, 0);
+	rd(&h, 16, 4, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1000, 1, 2, 1000), &m), 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1000, 1, 1, 1000), &m),
+			 -EMSGSIZE);
+	/* Sixteen segments at one position are one chunk. */
+	hdr(&h, RPCRDMA_NOMSG);
+	for (i = 0; i < RPCRDMA_MAX_READ_SEGS; i++)
+		rd(&h, 0, 4, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(1000, 16, 1, 1000), &m), 0);
+	/* A list that cannot describe a Call is that first, whatever the
+	 * limits: descending positions count as three chunks, but are bad. */
+	hdr(&h, RPCRDMA_MSG);
+	rd(&h, 8, 4, 0);
+	rd(&h, 16, 4, 0);
+	rd(&h, 8, 4, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1000, 1, 1, 1000), &m),
+			 -EBADMSG);
+}
+END_TEST
+
+/* Chunk bytes: the data the Reads move, not the inline part or roundup. */
+START_TEST(limit_bytes)
+{
+	struct rpcrdma_call_map m;
+	struct rpcrdma_hdr h;
+
+	hdr(&h, RPCRDMA_NOMSG);
+	rd(&h, 0, 600, 0);
+	rd(&h, 0, 424, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(1024, 2, 1, 4096), &m), 0);
+	ck_assert_uint_eq(m.cm_chunk_bytes, 1024);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(1023, 2, 1, 4096), &m),
+			 -EMSGSIZE);
+	/* 8 inline + 1021 data + 3 roundup + 12 inline: 1021 counted. */
+	hdr(&h, RPCRDMA_MSG);
+	rd(&h, 8, 1021, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1021, 1, 1, 4096), &m), 0);
+	ck_assert_uint_eq(m.cm_len, 1044);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, limits(1020, 1, 1, 4096), &m),
+			 -EMSGSIZE);
+	/* UINT32_MAX bytes, allowed as chunk bytes, still need a buffer. */
+	hdr(&h, RPCRDMA_NOMSG);
+	rd(&h, 0, UINT32_MAX, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(UINT32_MAX, 1, 1, UINT32_MAX),
+					  &m), 0);
+	ck_assert_uint_eq(m.cm_chunk_bytes, UINT32_MAX);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(UINT32_MAX, 1, 1,
+							UINT32_MAX - 1), &m),
+			 -EMSGSIZE);
+	rd(&h, 0, 1, 0);			/* 2^32 in all: no wrap to 0 */
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, limits(UINT32_MAX, 2, 1, UINT32_MAX),
+					  &m), -EMSGSIZE);
+	/* An RDMA_MSG position at UINT32_MAX with nothing inline before it. */
+	hdr(&h, RPCRDMA_MSG);
+	rd(&h, UINT32_MAX, 4, 0);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 20, call_only(UINT32_MAX), &m),
+			 -EBADMSG);
+}
+END_TEST
+
+/* Remote ranges: offset + length up to 2^64 - 1, never past it. */
+START_TEST(address_edges)
+{
+	struct rpcrdma_call_map m;
+	struct rpcrdma_hdr h;
+
+	hdr(&h, RPCRDMA_NOMSG);
+	rd(&h, 0, 16, UINT64_MAX - 16);
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), 0);
+	ck_assert_uint_eq(m.cm_pulls[0].pl_seg.rs_offset, UINT64_MAX - 16);
+	h.rh_reads[0].rr_seg.rs_offset = UINT64_MAX - 15;
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), -EBADMSG);
+	h.rh_reads[0].rr_seg.rs_offset = UINT64_MAX;
+	h.rh_reads[0].rr_seg.rs_length = 0;
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), 0);
+	h.rh_reads[0].rr_seg.rs_length = 1;
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), -EBADMSG);
+	h.rh_reads[0].rr_seg.rs_offset = UINT64_MAX - UINT32_MAX;
+	h.rh_reads[0].rr_seg.rs_length = UINT32_MAX;
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(UINT32_MAX), &m), 0);
+	h.rh_reads[0].rr_seg.rs_offset++;
+	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(UINT32_MAX), &m),
+			 -EBADMSG);
+}
+END_TEST
+
+static void wchunk(struct rpcrdma_chunk *ch, uint32_t nsegs, uint32_t len,
+		   uint64_t raddr)
+{
+	uint32_t i;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->rc_nsegs = nsegs;
+	for (i = 0; i < nsegs; i++)
+		ch->rc_segs[i] = (struct rpcrdma_segment){ 0x99, len,
+							   raddr + (uint64_t)i * len };
+}
+
+/* Write lists and Reply chunks: at the limits accepted, over refused. */
+START_TEST(limit_write_reply)
+{
+	const struct rpcrdma_chunk_limits *lim = limits(8192, 2, 1, 8192);
+	struct rpcrdma_hdr h;
+
+	hdr(&h, RPCRDMA_MSG);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), 0);
+	h.rh_nwrites = 1;
+	wchunk(&h.rh_writes[0], 2, 1u << 20, 0x1000);	/* offers may be big */
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), 0);
+	h.rh_nwrites = 2;
+	wchunk(&h.rh_writes[1], 1, 64, 0x1000);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, limits(8192, 2, 2, 8192)), 0);
+	h.rh_nwrites = 1;
+	wchunk(&h.rh_writes[0], 3, 64, 0x1000);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EMSGSIZE);
+	wchunk(&h.rh_writes[0], 2, 64, UINT64_MAX - 100);	/* 2nd wraps */
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EBADMSG);
+	h.rh_nwrites = 0;
+	h.rh_has_reply = true;
+	wchunk(&h.rh_reply, 2, UINT32_MAX, 0);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), 0);
+	wchunk(&h.rh_reply, 3, 64, 0);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EMSGSIZE);
+	wchunk(&h.rh_reply, 1, 64, UINT64_MAX - 63);
+	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EBADMSG);
+	/* What one Reply may write. */
+	ck_assert(rpcrdma_reply_fits(lim, 8192));
+	ck_assert(!rpcrdma_reply_fits(lim, 8193));
+	ck_assert(!rpcrdma_reply_fits(lim, (uint64_t)1 << 32));
+}
+END_TEST
+
+/* Sixteen segments of UINT32_MAX: capacity and fill in 64 bits. */
+START_TEST(capacity_64)
+{
+	struct rpcrdma_chunk ch, w;
+
+	wchunk(&ch, RPCRDMA_MAX_CHUNK_SEGS, UINT32_MAX, 0);
+	ck_assert_int_eq(rpcrdma_chunk_capacity(&ch),
+			 (int64_t)RPCRDMA_MAX_CHUNK_SEGS * UINT32_MAX);
+	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, ((uint64_t)1 << 32) + 5, &w), 0);
+	ck_assert_uint_eq(w.rc_segs[0].rs_length, UINT32_MAX);
+	ck_assert_uint_eq(w.rc_segs[1].rs_length, 6);
+	ck_assert_uint_eq(w.rc_segs[2].rs_length, 0);
+	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, (uint64_t)RPCRDMA_MAX_CHUNK_SEGS *
+					    UINT32_MAX + 1, &w), -EMSGSIZE);
+	/* More segments than the codec represents: refused, not read. */
+	ch.rc_nsegs = RPCRDMA_MAX_CHUNK_SEGS + 1;
+	ck_assert_int_eq(rpcrdma_chunk_capacity(&ch), -EBADMSG);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rchunks");
@@ -237,6 +447,12 @@ int main(void)
 	tcase_add_test(tc, msg_refused);
 	tcase_add_test(tc, too_large);
 	tcase_add_test(tc, fill);
+	tcase_add_test(tc, limit_segs);
+	tcase_add_test(tc, limit_chunks);
+	tcase_add_test(tc, limit_bytes);
+	tcase_add_test(tc, address_edges);
+	tcase_add_test(tc, limit_write_reply);
+	tcase_add_test(tc, capacity_64);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
