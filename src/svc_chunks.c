@@ -57,19 +57,6 @@ void svc_rdma_bulk_free(struct svc_rdma_conn *c)
 	c->sc_bulk = NULL;
 }
 
-/* Write and Reply chunks that cannot be addressed are refused up front. */
-int svc_rdma_check_chunks(const struct rpcrdma_hdr *h)
-{
-	uint32_t i;
-
-	for (i = 0; i < h->rh_nwrites; i++)
-		if (rpcrdma_chunk_capacity(&h->rh_writes[i]) < 0)
-			return -EBADMSG;
-	if (h->rh_has_reply && rpcrdma_chunk_capacity(&h->rh_reply) < 0)
-		return -EBADMSG;
-	return 0;
-}
-
 /*
  * Rebuild the Call whose inline part is inl: the inline pieces copied,
  * the Read chunks pulled straight into place, their roundup zeroed.

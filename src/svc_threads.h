@@ -125,7 +125,6 @@ struct svc_rdma_bulk {
 };
 enum { SVC_RDMA_BULK_CALL, SVC_RDMA_BULK_REPLY };
 
-int svc_rdma_check_chunks(const struct rpcrdma_hdr *h);
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,
 		       uint32_t *lenp);
