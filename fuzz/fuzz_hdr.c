@@ -35,7 +35,7 @@ static void check_lists(const struct rpcrdma_hdr *h)
 }
 
 /* RDMA_MSG / RDMA_NOMSG: encode(decode(x)) is x's header, byte for byte. */
-static void check_msg(const uint8_t *buf, size_t len, const struct rpcrdma_hdr *h)
+static void check_msg(const uint8_t *buf, const struct rpcrdma_hdr *h)
 {
 	static uint8_t enc[RPCRDMA_HDRLEN_MAX];
 	struct rpcrdma_hdr again;
@@ -53,7 +53,6 @@ static void check_msg(const uint8_t *buf, size_t len, const struct rpcrdma_hdr *
 	FUZZ_CHECK(memcmp(enc, buf, (size_t)n) == 0);
 	FUZZ_CHECK(rpcrdma_hdr_decode(enc, (size_t)n, &again) == 0);
 	FUZZ_CHECK(memcmp(&again, h, sizeof(again)) == 0);
-	(void)len;
 }
 
 static void check_error(const uint8_t *buf, const struct rpcrdma_hdr *h)
@@ -98,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (h.rh_proc) {
 	case RPCRDMA_MSG:
 	case RPCRDMA_NOMSG:
-		check_msg(data, size, &h);
+		check_msg(data, &h);
 		break;
 	case RPCRDMA_ERROR:
 		check_error(data, &h);
