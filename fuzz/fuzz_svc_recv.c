@@ -2,7 +2,7 @@
  * Fuzz target: the server's path from a received buffer to the
  * dispatcher, with no device.  The verdict must follow from the header,
  * the Call it points at must lie in the receive (or, rebuilt from Read
- * chunks, be tiled exactly by the map, pulled data zero-filled), and an
+ * chunks, be tiled exactly by the map), and an
  * RPC call header libtirpc decodes from it must re-encode to its bytes.
  */
 #include "config.h"
@@ -31,7 +31,27 @@ static void place(uint32_t off, uint64_t len, uint32_t total)
 	}
 }
 
-/* Lay the Call out as svc_rdma_pull_call does, the Reads reading zeros. */
+/*
+ * An RDMA Read: the "remote memory" is the received bytes themselves,
+ * from rs_offset on, wrapping, so the fuzzer also chooses what a Read
+ * brings (a long Call's RPC header included).
+ */
+static void pull(uint8_t *dst, const struct rpcrdma_segment *seg, const uint8_t *mem,
+		 uint32_t memlen)
+{
+	uint32_t done = 0, at = (uint32_t)(seg->rs_offset % memlen), n;
+
+	while (done < seg->rs_length) {
+		n = memlen - at;
+		if (n > seg->rs_length - done)
+			n = seg->rs_length - done;
+		memcpy(dst + done, mem + at, n);
+		done += n;
+		at = 0;
+	}
+}
+
+/* Lay the Call out as svc_rdma_pull_call does. */
 static uint32_t rebuild(const struct svc_rdma_recv *rv, const uint8_t *inl)
 {
 	const struct rpcrdma_call_map *m = &rv->rv_map;
@@ -48,7 +68,8 @@ static uint32_t rebuild(const struct svc_rdma_recv *rv, const uint8_t *inl)
 	}
 	for (i = 0; i < m->cm_npulls; i++) {
 		place(m->cm_pulls[i].pl_dst, m->cm_pulls[i].pl_seg.rs_length, m->cm_len);
-		memset(call + m->cm_pulls[i].pl_dst, 0, m->cm_pulls[i].pl_seg.rs_length);
+		pull(call + m->cm_pulls[i].pl_dst, &m->cm_pulls[i].pl_seg, inl - rv->rv_off,
+		     rv->rv_off + rv->rv_len);
 	}
 	for (i = 0; i < m->cm_nzeros; i++) {
 		place(m->cm_zeros[i].zr_dst, m->cm_zeros[i].zr_len, m->cm_len);
