@@ -67,6 +67,7 @@ int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc)
 				  rc->rc_reply_cap);
 
 	rc->rc_mw_ready = !err;
+	rc->rc_mw_gen = x->rx_conn_gen;
 	return err;
 }
 
@@ -88,6 +89,9 @@ static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 	struct rpcrdma_segment *seg = &rc->rc_reply.rc_segs[0];
 
 	rc->rc_reply.rc_nsegs = 1;
+	/* A window of an earlier connection went with its QP: a new one. */
+	if (rc->rc_mw_ready && rc->rc_mw_gen != x->rx_conn_gen)
+		rpcrdma_clnt_mw_fini(rc);
 	if (rc->rc_mw_allowed && !rc->rc_mw_ready)
 		rc->rc_mw_allowed = !rpcrdma_clnt_mw_setup(x, rc);
 	if (!rc->rc_mw_ready || rc->rc_mw.mw_bound)
@@ -190,12 +194,12 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 		}
 	}
 	if (err) {
-		rpcrdma_clnt_release(x, rc, 0);
+		rpcrdma_clnt_release(x, rc, 0, true);
 		return err;
 	}
 	n = rpcrdma_hdr_encode(rc->rc_hdr, sizeof(rc->rc_hdr), &h);
 	if (n < 0) {
-		rpcrdma_clnt_release(x, rc, 0);
+		rpcrdma_clnt_release(x, rc, 0, true);
 		return (int)n;
 	}
 	rc->rc_hdrlen = (uint32_t)n;
@@ -273,14 +277,19 @@ bad:
  * anything posted later on the QP (the slot's next bind included).
  */
 unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
-				  struct rpcrdma_req_chunks *rc, int caller_only)
+				  struct rpcrdma_req_chunks *rc, int caller_only,
+				  bool can_post)
 {
 	unsigned int n = 0;
 
 	if (!caller_only && rc->rc_mw_bound) {
 		rc->rc_mw_bound = false;
-		if (!rpcrdma_mw_invalidate(&x->rx_ep, &rc->rc_mw))
+		if (!can_post || rc->rc_mw_gen != x->rx_conn_gen) {
+			rc->rc_mw.mw_bound = 0;
 			n++;
+		} else if (!rpcrdma_mw_invalidate(&x->rx_ep, &rc->rc_mw)) {
+			n++;
+		}
 		RPCRDMA_DBG("client: window %p invalidated, rkey %#x",
 			    (void *)&rc->rc_mw, rc->rc_mw.mw_rkey);
 	}

@@ -24,6 +24,7 @@ struct rpcrdma_req_chunks {
 	 */
 	bool rc_mw_allowed, rc_mw_ready, rc_mw_bound;
 	struct rpcrdma_mw rc_mw;
+	uint32_t rc_mw_gen;		/* the connection (rx_conn_gen) it was made on */
 	bool rc_has_write, rc_has_reply;/* offered on this call */
 	struct rpcrdma_chunk rc_write;	/* the Write chunk offered */
 	struct rpcrdma_chunk rc_reply;	/* the Reply chunk offered */
@@ -67,10 +68,14 @@ void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
 
 /*
  * Revoke remote access (all, or @caller_only).  Returns how many
- * registrations went, for rs_chunk_deregs.
+ * registrations went, for rs_chunk_deregs.  A window is invalidated by
+ * a work request when @can_post (the connection it was bound on is up);
+ * else it died with its QP (a type 2 window answers only that QP) and is
+ * just marked unbound.
  */
 unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
-				  struct rpcrdma_req_chunks *rc, int caller_only);
+				  struct rpcrdma_req_chunks *rc, int caller_only,
+				  bool can_post);
 
 /* Set up the slot's window now (the connection probes with it): 0 or
  * -EOPNOTSUPP.  And undo it, before the endpoint goes. */

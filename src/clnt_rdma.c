@@ -25,24 +25,38 @@ static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 static void free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 {
 	cr->cr_x.rx_stats.rs_chunk_deregs +=
-		rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0);
+		rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0,
+				     cr->cr_conn == CR_CONNECTED);
 	rq->rq_state = RQ_FREE;
 	cr->cr_inflight--;
+	cr->cr_abandoned--;
 }
 
-/* Fail every outstanding call: the connection is gone. Lock held. */
-static void fail_all(struct clnt_rdma *cr, int err)
+/*
+ * The connection is gone, lock held.  Calls in flight fail, or, where
+ * the client reconnects, wait to go again (RQ_RESEND, their credit
+ * given back: the new connection grants its own); abandoned ones end.
+ */
+void cr_fail_all(struct clnt_rdma *cr, int err)
 {
+	bool again = cr_can_reconnect(cr);
 	uint32_t i;
 
 	if (!cr->cr_x.rx_dead)
 		cr->cr_x.rx_dead = err;
+	if (again)
+		cr_conn_lost(cr);
 	for (i = 0; i < cr->cr_nslots; i++) {
 		struct rpcrdma_req *rq = &cr->cr_reqs[i];
 
 		if (rq->rq_state == RQ_SENT) {
 			rq->rq_err = err;
-			__atomic_store_n(&rq->rq_state, RQ_FAILED, __ATOMIC_RELEASE);
+			if (again) {
+				cr->cr_inflight--;
+				cr->cr_resending++;
+			}
+			__atomic_store_n(&rq->rq_state, again ? RQ_RESEND : RQ_FAILED,
+					 __ATOMIC_RELEASE);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			free_abandoned(cr, rq);
@@ -140,7 +154,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 
 out_repost:
 	if (rpcrdma_xprt_repost(&cr->cr_x, rep))
-		fail_all(cr, -ECONNRESET);
+		cr_fail_all(cr, -ECONNRESET);
 }
 
 /* Handle what completed: how many completions (0: the CQ was empty). */
@@ -166,7 +180,7 @@ static int reap(struct clnt_rdma *cr)
 						    "bind" : "invalidate",
 						    wcs[i].wc_status);
 					pthread_mutex_lock(&cr->cr_x.rx_lock);
-					fail_all(cr, -ECONNRESET);
+					cr_fail_all(cr, -ECONNRESET);
 					pthread_mutex_unlock(&cr->cr_x.rx_lock);
 				}
 				continue;
@@ -177,7 +191,7 @@ static int reap(struct clnt_rdma *cr)
 					wcs[i].wc_ok);
 				if (!wcs[i].wc_ok) {
 					pthread_mutex_lock(&cr->cr_x.rx_lock);
-					fail_all(cr, -ECONNRESET);
+					cr_fail_all(cr, -ECONNRESET);
 					pthread_mutex_unlock(&cr->cr_x.rx_lock);
 				}
 				continue;
@@ -190,14 +204,14 @@ static int reap(struct clnt_rdma *cr)
 				rep->rr_len = wcs[i].wc_byte_len;
 				handle_reply(cr, rep);
 			} else {
-				fail_all(cr, -ECONNRESET);
+				cr_fail_all(cr, -ECONNRESET);
 			}
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		}
 	}
 	if (n < 0) {
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
-		fail_all(cr, n);
+		cr_fail_all(cr, n);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		return n;
 	}
@@ -212,30 +226,41 @@ static void handle_cm(struct clnt_rdma *cr)
 	while (!rdma_get_cm_event(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
 		rdma_ack_cm_event(ev);
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
-		fail_all(cr, -ECONNRESET);
+		cr_fail_all(cr, -ECONNRESET);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	}
 }
 
 /*
- * Connection events nobody waits for.  Completions are reaped by the
- * callers waiting for them (cr_wait_for), so this thread sleeps.
+ * Connection events nobody waits for, and reconnection when a loss is
+ * noticed (clnt_reconnect.c).  Completions are reaped by the callers
+ * waiting for them (cr_wait_for), so this thread sleeps.  Only this
+ * thread replaces the CM channel, so it reads it unlocked.
  */
 void *cr_progress(void *arg)
 {
 	struct clnt_rdma *cr = arg;
-	struct pollfd pfd[2] = {
-		{ .fd = cr->cr_x.rx_ep.re_cm_ch->fd, .events = POLLIN },
+	struct pollfd pfd[3] = {
+		{ .fd = -1, .events = POLLIN },
 		{ .fd = cr->cr_stopfd, .events = POLLIN },
+		{ .fd = cr->cr_kickfd, .events = POLLIN },
 	};
+	uint64_t n;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		pfd[0].fd = cr->cr_x.rx_ep.re_cm_ch ? cr->cr_x.rx_ep.re_cm_ch->fd : -1;
+		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents)
 			handle_cm(cr);
+		if (pfd[2].revents) {
+			if (read(cr->cr_kickfd, &n, sizeof(n)) != sizeof(n))
+				continue;
+			if (cr_reconnect(cr) == -ECANCELED)
+				break;
+		}
 	}
 	return NULL;
 }
@@ -291,10 +316,13 @@ static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
 }
 
 /* The poller role is free: wake a sleeper to take it.  Lock held. */
-static void cr_hand_over(struct clnt_rdma *cr)
+void cr_hand_over(struct clnt_rdma *cr)
 {
 	if (!cr->cr_polling && cr->cr_waiters)
 		pthread_cond_signal(cr->cr_waiters->w_cond);
+	/* The reconnector waits for the poller to leave. */
+	if (!cr->cr_polling && cr->cr_conn == CR_RECONNECTING)
+		pthread_cond_broadcast(&cr->cr_conn_cond);
 }
 
 static void cr_add_poll_stats(struct rpcrdma_stats *st,
@@ -345,7 +373,7 @@ static int cr_wait_for(struct clnt_rdma *cr,
 			if (rc == -ETIMEDOUT || done(cr, ctx))
 				break;
 			if (rc < 0)
-				fail_all(cr, rc);
+				cr_fail_all(cr, rc);
 			continue;
 		}
 		if (!linked) {
@@ -373,12 +401,23 @@ static int reply_done(struct clnt_rdma *cr, const void *ctx)
 	return __atomic_load_n(&rq->rq_state, __ATOMIC_ACQUIRE) != RQ_SENT;
 }
 
-static int credit_done(struct clnt_rdma *cr, const void *ctx)
+/* A call going again may take a credit (its slot it has). */
+static int resend_credit_done(struct clnt_rdma *cr, const void *ctx)
 {
 	(void)ctx;
 	return __atomic_load_n(&cr->cr_x.rx_dead, __ATOMIC_RELAXED) ||
 	       __atomic_load_n(&cr->cr_inflight, __ATOMIC_RELAXED) <
 	       __atomic_load_n(&cr->cr_credits, __ATOMIC_RELAXED);
+}
+
+/* A new call may take a credit and a slot (calls going again hold one). */
+static int credit_done(struct clnt_rdma *cr, const void *ctx)
+{
+	return resend_credit_done(cr, ctx) &&
+	       (__atomic_load_n(&cr->cr_x.rx_dead, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&cr->cr_inflight, __ATOMIC_RELAXED) +
+		__atomic_load_n(&cr->cr_resending, __ATOMIC_RELAXED) <
+		cr->cr_nslots);
 }
 
 /*
@@ -430,42 +469,113 @@ enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
 }
 
 /* Wait for a credit and a free slot; the slot is ours on success. Lock held. */
+/*
+ * A credit and a slot for a new call, lock held; the caller then holds
+ * the endpoint (cr_ep_get) until its Call is posted.  Where the client
+ * reconnects, a lost connection is waited for (a round that gave up
+ * starts again); else its error is returned.
+ */
 static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 		     struct rpcrdma_req **rqp)
 {
 	uint32_t i, mask = cr->cr_nslots - 1;
+	int rc;
 
-	if (!credit_done(cr, NULL)) {
+	for (;;) {
+		if (cr->cr_conn != CR_CONNECTED || cr->cr_x.rx_dead) {
+			if (!cr_can_reconnect(cr))
+				return cr->cr_x.rx_dead ? cr->cr_x.rx_dead : -ECONNRESET;
+			if (cr->cr_conn == CR_CONNECTED)
+				cr_fail_all(cr, cr->cr_x.rx_dead);
+			rc = cr_wait_connected(cr, true, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (credit_done(cr, NULL))
+			break;
+		if (cr_can_reconnect(cr) && cr->cr_abandoned &&
+		    cr->cr_abandoned >= cr->cr_credits) {
+			/* Every credit is held by a call its caller gave up
+			 * on: a server that drops calls would starve us for
+			 * good.  A new connection starts the credits anew. */
+			cr->cr_x.rx_stats.rs_credit_recoveries++;
+			cr_fail_all(cr, -ETIMEDOUT);
+			continue;
+		}
 		/* Replies free credits; someone must reap them, maybe us. */
 		cr->cr_x.rx_stats.rs_credit_waits++;
 		if (cr_wait_for(cr, credit_done, NULL, &cr->cr_credit_cond,
 				deadline))
 			return -ETIMEDOUT;
 	}
-	if (cr->cr_x.rx_dead)
-		return cr->cr_x.rx_dead;
-	/* A free slot after the last one used (credits <= slots). */
-	for (i = 1; i <= cr->cr_nslots; i++)
-		if (cr->cr_reqs[(cr->cr_xid + i) & mask].rq_state == RQ_FREE)
+	/*
+	 * The lowest free slot: a slot's memory (its Reply chunk window on
+	 * rxe pins its Reply buffer once used) is reused before another's
+	 * is touched, so a handle pins what its concurrency needs, not all
+	 * its slots.
+	 */
+	for (i = 0; i < cr->cr_nslots; i++)
+		if (cr->cr_reqs[i].rq_state == RQ_FREE)
 			break;
-	if (i > cr->cr_nslots)
-		return -EAGAIN;	/* cannot happen: credits <= slots */
-	/* The xid names its slot in its low bits (find_req). */
-	cr->cr_xid += i;
+	if (i == cr->cr_nslots)
+		return -EAGAIN;	/* cannot happen: credit_done counted slots */
+	/* The xid names its slot in its low bits (find_req); the rest
+	 * counts calls, so an xid comes back only after 2^32 / slots. */
+	cr->cr_xid = ((cr->cr_xid + cr->cr_nslots) & ~mask) | i;
 	cr->cr_inflight++;
-	*rqp = &cr->cr_reqs[cr->cr_xid & mask];
+	*rqp = &cr->cr_reqs[i];
 	(*rqp)->rq_xid = cr->cr_xid;
 	(*rqp)->rq_rep = NULL;
 	(*rqp)->rq_refused_chunk = false;
 	__atomic_store_n(&(*rqp)->rq_state, RQ_SENT, __ATOMIC_RELEASE);
+	cr_ep_get(cr);
+	return 0;
+}
+
+/*
+ * A call the connection's loss left in RQ_RESEND goes again once the
+ * client reconnected and a credit is free, lock held: 0, the call in
+ * RQ_SENT holding the endpoint; or why not (the round gave up, or the
+ * deadline passed), the slot still in RQ_RESEND.
+ */
+static int wait_resend(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		       const struct timespec *deadline)
+{
+	int rc;
+
+	for (;;) {
+		rc = cr_wait_connected(cr, false, deadline);
+		if (rc)
+			return rc;
+		if (cr->cr_x.rx_dead) {
+			/* Lost again before we went: wait for that round. */
+			cr_fail_all(cr, cr->cr_x.rx_dead);
+			continue;
+		}
+		if (resend_credit_done(cr, NULL))
+			break;
+		if (cr_wait_for(cr, resend_credit_done, NULL,
+				&cr->cr_credit_cond, deadline))
+			return -ETIMEDOUT;
+	}
+	cr->cr_resending--;
+	cr->cr_inflight++;
+	rq->rq_err = 0;
+	rq->rq_refused_chunk = false;
+	__atomic_store_n(&rq->rq_state, RQ_SENT, __ATOMIC_RELEASE);
+	cr->cr_x.rx_stats.rs_retransmits++;
+	cr_ep_get(cr);
 	return 0;
 }
 
 /* The call is over: give back its Reply buffer, slot and credit. Lock held. */
 static void release_slot(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 {
-	if (rq->rq_rep && rpcrdma_xprt_repost(&cr->cr_x, rq->rq_rep))
-		fail_all(cr, -ECONNRESET);
+	/* While the client reconnects, the reconnector posts it instead. */
+	if (rq->rq_rep && cr->cr_conn == CR_CONNECTED &&
+	    rpcrdma_xprt_repost(&cr->cr_x, rq->rq_rep))
+		cr_fail_all(cr, -ECONNRESET);
 	rq->rq_rep = NULL;
 	rq->rq_state = RQ_FREE;
 	cr->cr_inflight--;
@@ -509,11 +619,21 @@ static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
 static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			   int caller_only)
 {
-	unsigned int n = rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, caller_only);
+	unsigned int n;
+	bool post;
 
-	if (!n)
+	if (!rq->rq_ch.rc_mw_bound && !rq->rq_ch.rc_regs.rg_n)
 		return;
+	/* Invalidating a window posts on the QP: not while reconnecting. */
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	post = cr->cr_conn == CR_CONNECTED;
+	if (post)
+		cr_ep_get(cr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	n = rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, caller_only, post);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (post)
+		cr_ep_put(cr);
 	cr->cr_x.rx_stats.rs_chunk_deregs += n;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
@@ -529,7 +649,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	struct rpcrdma_req *rq;
 	struct timespec deadline;
 	enum clnt_stat st;
-	bool retried = false;
+	bool retried = false, held = true;
 	int rc;
 
 	rpcrdma_deadline(&deadline, cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
@@ -542,8 +662,8 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		return cr_set_err(cr, RPC_CANTSEND, rc);
 
 	rc = cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_scratch,
-			 cr->cr_x.rx_opts.ro_inline_send,
-			 cr->cr_x.rx_opts.ro_page_threshold, &xb);
+			    cr->cr_x.rx_opts.ro_inline_send,
+			    cr->cr_x.rx_opts.ro_page_threshold, &xb);
 	if (rc == -EMSGSIZE)
 		rc = cr_encode_spilled(cr, rq, proc, xargs, argsp, &xb);
 	if (rc) {
@@ -553,7 +673,8 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 again:
 	/* Chunks as the Call's size and the Reply's bound need (chunks.c). */
 	rc = rpcrdma_clnt_marshal(&cr->cr_x, &rq->rq_ch, rq->rq_xid, &xb,
-				  cr_reply_bound(cr, proc, xres, rb != NULL), rb, &send);
+				  cr_reply_bound(cr, proc, xres, rb != NULL), rb,
+				  &send);
 	if (rc) {
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
 		if (rc == -EMSGSIZE)
@@ -567,27 +688,57 @@ again:
 	RPCRDMA_DBG("client: Call xid %#x, %zu bytes, chunks %d, reply chunk %d: %d",
 		    rq->rq_xid, rpcrdma_xdrbuf_len(&xb), (int)rq->rq_ch.rc_kind,
 		    (int)rq->rq_ch.rc_has_reply, rc);
-	if (rc) {
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr_ep_put(cr);
+	held = false;
+	if (rc && (rc == -ETIMEDOUT || !cr->cr_x.rx_dead ||
+		   !cr_can_reconnect(cr))) {
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		release_chunks(cr, rq, 0);
 		st = cr_set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
 		goto out_release;
 	}
-
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	cr->cr_x.rx_stats.rs_calls++;
-	rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
-	if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &deadline)) {
-		/* Keep the credit until the Reply or the connection ends:
-		 * the server may still be working on it. */
-		rq->rq_state = RQ_ABANDONED;
-		cr->cr_x.rx_stats.rs_timeouts++;
+	if (rc) {
+		/* The connection went as we posted: this call goes again. */
+		cr_fail_all(cr, cr->cr_x.rx_dead);
+	} else {
+		cr->cr_x.rx_stats.rs_calls++;
+		rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
+		if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &deadline)) {
+			/* Keep the credit until the Reply or the connection
+			 * ends: the server may still be working on it. */
+			rq->rq_state = RQ_ABANDONED;
+			cr->cr_abandoned++;
+			cr->cr_x.rx_stats.rs_timeouts++;
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			/* The caller's memory must not stay remotely accessible
+			 * once we return; our Reply buffer goes with the slot. */
+			release_chunks(cr, rq, 1);
+			wait_send_done(cr, rq, &deadline);
+			/* The spill buffer stays: the server may still read it. */
+			return cr_set_err(cr, RPC_TIMEDOUT, 0);
+		}
+	}
+	if (rq->rq_state == RQ_RESEND) {
+resend:		/* lock held */
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		/* The caller's memory must not stay remotely accessible once
-		 * we return; our Reply buffer goes with the slot. */
-		release_chunks(cr, rq, 1);
 		wait_send_done(cr, rq, &deadline);
-		/* The spill buffer stays: the server may still read it. */
-		return cr_set_err(cr, RPC_TIMEDOUT, 0);
+		release_chunks(cr, rq, 0);
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		rc = wait_resend(cr, rq, &deadline);
+		if (rc) {
+			/* It never went again: it holds no credit. */
+			cr->cr_resending--;
+			rq->rq_state = RQ_FREE;
+			pthread_cond_signal(&cr->cr_credit_cond);
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			cr_trim_spill(rq);
+			return cr_set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT :
+					  RPC_CANTRECV, rc);
+		}
+		held = true;
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		goto again;
 	}
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	wait_send_done(cr, rq, &deadline);
@@ -602,13 +753,27 @@ again:
 		cr->cr_x.rx_stats.rs_reply_chunk_retries++;
 		rq->rq_err = 0;
 		rq->rq_refused_chunk = false;
+		if (cr->cr_conn != CR_CONNECTED || cr->cr_x.rx_dead) {
+			/* Lost meanwhile: it goes again once reconnected. */
+			if (!cr_can_reconnect(cr)) {
+				pthread_mutex_unlock(&cr->cr_x.rx_lock);
+				st = cr_set_err(cr, RPC_CANTSEND, cr->cr_x.rx_dead);
+				goto out_release;
+			}
+			rq->rq_state = RQ_RESEND;
+			cr->cr_inflight--;
+			cr->cr_resending++;
+			goto resend;
+		}
 		__atomic_store_n(&rq->rq_state, RQ_SENT, __ATOMIC_RELEASE);
+		cr_ep_get(cr);
+		held = true;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		goto again;
 	}
 	if (rq->rq_state == RQ_FAILED)
 		st = cr_set_err(cr, rq->rq_err == -EMSGSIZE ? RPC_CANTSEND :
-				 RPC_CANTRECV, rq->rq_err);
+				RPC_CANTRECV, rq->rq_err);
 	else
 		st = cr_decode_reply(cr, rq, xres, resp);
 	if (rb)
@@ -617,6 +782,8 @@ again:
 out_release:
 	cr_trim_spill(rq);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (held)
+		cr_ep_put(cr);
 	release_slot(cr, rq);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return st;

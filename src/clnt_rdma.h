@@ -19,6 +19,23 @@ enum rpcrdma_req_state {
 	RQ_REPLIED,	/* Reply attached in rq_rep; the caller decodes it */
 	RQ_FAILED,	/* the connection died or the peer sent RDMA_ERROR */
 	RQ_ABANDONED,	/* the caller timed out; the Reply, if any, is dropped */
+	RQ_RESEND,	/* the connection was lost with the Call sent, or about
+			   to be: it goes again, same xid, once reconnected;
+			   it holds its slot but no credit */
+};
+
+/*
+ * The connection, as the calls see it (clnt_reconnect.c).  Who moves it:
+ * any thread that notices a loss makes CONNECTED LOST and kicks the
+ * progress thread; that thread alone makes it RECONNECTING, waits until
+ * no caller uses the endpoint, reconnects, and makes it CONNECTED again,
+ * or GAVE_UP; a new call finding GAVE_UP makes it LOST for another round.
+ */
+enum cr_conn_state {
+	CR_CONNECTED,
+	CR_LOST,		/* a loss was noticed; the reconnector is kicked */
+	CR_RECONNECTING,	/* the endpoint belongs to the reconnector */
+	CR_GAVE_UP,		/* the last round failed: cr_conn_err */
 };
 
 struct rpcrdma_req {
@@ -73,6 +90,16 @@ struct clnt_rdma {
 	pthread_t cr_thread;
 	int cr_stopfd;			/* eventfd: stop the progress thread */
 	int cr_thread_started;
+	/* Reconnection (clnt_reconnect.c). */
+	char *cr_host, *cr_port;	/* what the connection was made to */
+	int cr_kickfd;			/* eventfd: the connection was lost */
+	enum cr_conn_state cr_conn;
+	int cr_conn_err;		/* CR_GAVE_UP: why, negative errno */
+	uint32_t cr_gen;		/* connections made so far */
+	uint32_t cr_ep_users;		/* callers using the endpoint unlocked */
+	uint32_t cr_abandoned;		/* slots in RQ_ABANDONED */
+	uint32_t cr_resending;		/* slots in RQ_RESEND */
+	pthread_cond_t cr_conn_cond;	/* cr_conn changed, or users left */
 };
 
 
@@ -106,5 +133,19 @@ bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 
 /* clnt_setup.c */
 void cr_destroy(CLIENT *cl);
+int cr_connect_ep(struct clnt_rdma *cr);
+
+/* clnt_rdma.c */
+void cr_fail_all(struct clnt_rdma *cr, int err);
+void cr_hand_over(struct clnt_rdma *cr);
+
+/* clnt_reconnect.c */
+bool cr_can_reconnect(const struct clnt_rdma *cr);
+void cr_conn_lost(struct clnt_rdma *cr);
+int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
+		      const struct timespec *deadline);
+void cr_ep_get(struct clnt_rdma *cr);
+void cr_ep_put(struct clnt_rdma *cr);
+int cr_reconnect(struct clnt_rdma *cr);
 
 #endif /* RPCRDMA_CLNT_RDMA_H */

@@ -26,9 +26,14 @@ static void cr_free(struct clnt_rdma *cr)
 	}
 	free(cr->cr_scratch_mem);
 	free(cr->cr_reply_mem);
+	free(cr->cr_host);
+	free(cr->cr_port);
 	if (cr->cr_stopfd >= 0)
 		close(cr->cr_stopfd);
+	if (cr->cr_kickfd >= 0)
+		close(cr->cr_kickfd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
+	pthread_cond_destroy(&cr->cr_conn_cond);
 	rpcrdma_xprt_fini(&cr->cr_x);
 	if (cr->cr_clnt.cl_auth)
 		auth_destroy(cr->cr_clnt.cl_auth);
@@ -49,7 +54,13 @@ void cr_destroy(CLIENT *cl)
 	cr_free(cr);
 }
 
-static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
+/*
+ * Resolve the server and connect.  The first time the endpoint is set up
+ * whole and the receives posted; a reconnection (cr_connect_ep) keeps
+ * the endpoint's PD, CQ and buffers, makes a new QP, and leaves the
+ * receives to the reconnector, which knows which ones callers hold.
+ */
+static int cr_connect(struct clnt_rdma *cr, bool first)
 {
 	struct rpcrdma_xprt *x = &cr->cr_x;
 	int tmo = (int)x->rx_opts.ro_connect_timeout_ms;
@@ -58,11 +69,19 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 	uint32_t i;
 	int rc;
 
-	rc = rpcrdma_ep_resolve(&x->rx_ep, host, port, x->rx_opts.ro_source, tmo);
-	RPCRDMA_DBG("client: resolve %s:%s from %s: %d", host, port,
-		    x->rx_opts.ro_source ? x->rx_opts.ro_source : "any", rc);
+	rc = rpcrdma_ep_resolve(&x->rx_ep, cr->cr_host, cr->cr_port,
+				x->rx_opts.ro_source, tmo);
+	RPCRDMA_DBG("client: resolve %s:%s from %s: %d", cr->cr_host,
+		    cr->cr_port, x->rx_opts.ro_source ? x->rx_opts.ro_source : "any",
+		    rc);
 	if (rc)
 		return rc;
+	if (!first) {
+		rc = rpcrdma_ep_renew_qp(&x->rx_ep);
+		if (rc)
+			return rc;
+		goto connect;
+	}
 	/* One receive per credit, plus one for a stray or error Reply;
 	 * send queue room for a window bind and invalidation per slot. */
 	x->rx_extra_wr = 2 * cr->cr_nslots;
@@ -86,6 +105,7 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 	RPCRDMA_DBG("client: Reply chunks via %s",
 		    cr->cr_reqs[0].rq_ch.rc_mw_allowed ? "memory windows" :
 		    "per-RPC MRs");
+connect:
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (rc < 0)
 		return rc;
@@ -95,6 +115,11 @@ static int cr_connect(struct clnt_rdma *cr, const char *host, const char *port)
 		return rc;
 	rpcrdma_xprt_negotiate(x, peer, peer_len);
 	return 0;
+}
+
+int cr_connect_ep(struct clnt_rdma *cr)
+{
+	return cr_connect(cr, false);
 }
 
 CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
@@ -114,6 +139,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	if (!cr)
 		goto out_nomem;
 	cr->cr_stopfd = -1;
+	cr->cr_kickfd = -1;
 	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
 	if (rc) {
 		free(cr);
@@ -125,6 +151,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		return NULL;
 	}
 	rpcrdma_cond_init(&cr->cr_credit_cond);
+	rpcrdma_cond_init(&cr->cr_conn_cond);
 	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
 		cr->cr_nslots <<= 1;
 	cr->cr_reqs = calloc(cr->cr_nslots, sizeof(*cr->cr_reqs));
@@ -155,7 +182,11 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		}
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
-	if (cr->cr_stopfd < 0)
+	cr->cr_kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	cr->cr_host = strdup(host);
+	cr->cr_port = strdup(port);
+	if (cr->cr_stopfd < 0 || cr->cr_kickfd < 0 || !cr->cr_host ||
+	    !cr->cr_port)
 		goto out_free_nomem;
 	cr->cr_prog = prog;
 	cr->cr_vers = vers;
@@ -175,7 +206,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	if (!cr->cr_clnt.cl_auth)
 		goto out_free_nomem;
 
-	rc = cr_connect(cr, host, port);
+	rc = cr_connect(cr, true);
 	RPCRDMA_DBG("client: connect %s:%s: %d, inline granted %u", host, port,
 		    rc, cr->cr_x.rx_ep.re_inline_granted);
 	if (rc) {

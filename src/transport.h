@@ -50,6 +50,7 @@ struct rpcrdma_xprt {
 	 * known: a client's own, a server connection's its listener's. */
 	const struct rpcrdma_optsrc *rx_src;
 	struct rpcrdma_optsrc rx_own_src;
+	uint32_t rx_conn_gen;		/* client: connections made before this one */
 	uint32_t rx_extra_wr;		/* send queue room for binds and
 					   invalidations (client windows) */
 };

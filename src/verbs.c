@@ -247,6 +247,7 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	rc = create_qp(ep, a);
 	if (rc)
 		return rc;
+	ep->re_attr = *a;
 
 	ep->re_nrecv = a->ea_nrecv;
 	ep->re_recv_size = a->ea_recv_size;
@@ -321,6 +322,40 @@ void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep)
 {
 	if (ep->re_id)
 		rdma_disconnect(ep->re_id);
+}
+
+void rpcrdma_ep_drop_conn(struct rpcrdma_ep *ep)
+{
+	struct ibv_wc wc[16];
+
+	if (ep->re_id) {
+		rdma_disconnect(ep->re_id);
+		if (ep->re_id->qp)
+			rdma_destroy_qp(ep->re_id);
+		rdma_destroy_id(ep->re_id);
+		ep->re_id = NULL;
+	}
+	if (ep->re_cm_ch && !ep->re_cm_shared)
+		rdma_destroy_event_channel(ep->re_cm_ch);
+	ep->re_cm_ch = NULL;
+	/* The old QP's flushed work requests: nothing waits for them now. */
+	if (ep->re_cq)
+		while (ibv_poll_cq(ep->re_cq, 16, wc) > 0)
+			;
+	if (ep->re_comp_ch)
+		rpcrdma_cq_drain_events(ep);
+}
+
+int rpcrdma_ep_renew_qp(struct rpcrdma_ep *ep)
+{
+	int rc;
+
+	if (!ep->re_id || ep->re_id->verbs != ep->re_pd->context)
+		return -ENODEV;
+	rc = create_qp(ep, &ep->re_attr);
+	if (rc)
+		return rc;
+	return rpcrdma_cq_arm(ep);
 }
 
 /* The QP goes first when memory it may still access is about to be freed. */

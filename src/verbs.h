@@ -64,6 +64,15 @@ struct rpcrdma_mw {
 };
 
 /* A connected (or connecting) endpoint: id, QP, one CQ, buffers. */
+struct rpcrdma_ep_attr {
+	uint32_t ea_nrecv, ea_recv_size;
+	uint32_t ea_nsend, ea_send_size;
+	uint32_t ea_max_inline;		/* asked; the grant may be less */
+	uint32_t ea_max_sge;		/* asked; bounded by the device */
+	uint32_t ea_nrw;		/* send queue room for RDMA Read/Write */
+	uint32_t ea_extra_wr;		/* send queue room beyond the Sends */
+};
+
 struct rpcrdma_ep {
 	struct rdma_event_channel *re_cm_ch;	/* owned unless re_cm_shared */
 	int re_cm_shared;
@@ -86,6 +95,7 @@ struct rpcrdma_ep {
 
 	uint32_t re_rw_slots;		/* send queue room for RDMA Read/Write */
 	uint32_t re_rd_depth;		/* RDMA Reads we may have outstanding */
+	struct rpcrdma_ep_attr re_attr;	/* as set up: a new QP gets the same */
 };
 
 /* A peer's memory, as an RDMA Read or Write addresses it. */
@@ -103,15 +113,6 @@ struct rpcrdma_wc {
 	uint32_t wc_byte_len;
 };
 
-struct rpcrdma_ep_attr {
-	uint32_t ea_nrecv, ea_recv_size;
-	uint32_t ea_nsend, ea_send_size;
-	uint32_t ea_max_inline;		/* asked; the grant may be less */
-	uint32_t ea_max_sge;		/* asked; bounded by the device */
-	uint32_t ea_nrw;		/* send queue room for RDMA Read/Write */
-	uint32_t ea_extra_wr;		/* send queue room beyond the Sends */
-};
-
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
 /* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
@@ -123,6 +124,16 @@ int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
 		      uint8_t pdata_len);
 void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep);
+/*
+ * A client's reconnection keeps what the connection does not own (PD, CQ,
+ * buffers and their registrations, so the caller's registrations stay
+ * valid): drop_conn destroys the QP, the id and the CM channel and
+ * empties the CQ of the old QP's completions; after rpcrdma_ep_resolve,
+ * renew_qp creates a QP like the last one (-ENODEV: the route now leads
+ * to another device).
+ */
+void rpcrdma_ep_drop_conn(struct rpcrdma_ep *ep);
+int rpcrdma_ep_renew_qp(struct rpcrdma_ep *ep);
 void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep);
 void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 

@@ -68,6 +68,8 @@ struct rpcrdma_options {
 	uint32_t ro_reply_chunks;	/* client: enum rpcrdma_reply_chunks */
 	uint32_t ro_call_timeout_ms;	/* client: every call's timeout; 0: clnt_call's */
 	uint32_t ro_log_level;		/* 0 off, 1 error, 2 warning, 3 debug */
+	uint32_t ro_reconnect_tries;	/* client: attempts after a loss; 0: off */
+	uint32_t ro_reconnect_timeout_ms; /* client: give up this long after a loss; 0: never */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -121,6 +123,10 @@ struct rpcrdma_stats {
 	uint64_t rs_bad_chunks;		/* client: Replies whose chunks were not what we offered */
 	uint64_t rs_reply_chunk_retries; /* client: Calls sent again with a Reply chunk after ERR_CHUNK */
 	uint64_t rs_spilled_calls;	/* client: Calls encoded whole, copied, past the slot's scratch */
+	uint64_t rs_reconnects;		/* client: connections made again after a loss */
+	uint64_t rs_reconnect_failures;	/* client: attempts that failed */
+	uint64_t rs_retransmits;	/* client: Calls sent again, same xid, on a new connection */
+	uint64_t rs_credit_recoveries;	/* client: reconnections because abandoned calls held every credit */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

@@ -11,6 +11,14 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 failed=0
 port=20100
 
+# wait_for FILE PID: until FILE exists, PID is gone, or 30 s passed.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+}
+
 # pair NAME "SERVER ARGS" "CLIENT ARGS": the server gets -r READYFILE -p PORT,
 # the client -p PORT; each runs under a timeout on its own host.
 pair() {
@@ -18,10 +26,7 @@ pair() {
 	ready=$work/$name.ready
 	timeout 120 $RPCRDMA_SERVER_EXEC $2 -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	if [ -e "$ready" ]; then
 		timeout 120 $RPCRDMA_CLIENT_EXEC $3 -p $port >"$work/$name.client" 2>&1
 		crc=$?
@@ -55,17 +60,13 @@ killmid() {
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
-	timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -a "$srv" \
+	wait_for "$ready" $spid
+	# Without reconnection: the call fails, and so do later ones, at once.
+	RPCRDMA_RECONNECT_TRIES=0 timeout 60 $RPCRDMA_CLIENT_EXEC \
+		"$b/tests/rdma/echo_client" -a "$srv" \
 		-b "$cli" -p $port -k "$flag" >"$work/$name.client" 2>&1 &
 	cpid=$!
-	i=0
-	while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$flag" $cpid
 	# Let the Call reach the server, then kill it without warning.
 	sleep 0.5
 	pkill -KILL -f "echo_server -a $srv -p $port " 
@@ -95,6 +96,104 @@ pair bad-replies \
 	"$b/tests/rdma/badreply_client -a $srv -b $cli"
 
 killmid server-killed-mid-call
+
+# restartmid NAME: the server is killed while a call is in flight and
+# started again on the same port; the client reconnects, the call goes
+# again with its xid (its trace shows that xid posted twice) and completes,
+# and the same CLIENT carries later calls.
+restartmid() {
+	name=$1; port=$((port + 1))
+	ready=$work/$name.ready flag=$work/$name.calling
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$ready" $spid
+	RPCRDMA_DEBUG=1 timeout 100 $RPCRDMA_CLIENT_EXEC \
+		"$b/tests/rdma/fault_client" -a "$srv" -b "$cli" -p $port \
+		-Y "$flag" >"$work/$name.client" 2>"$work/$name.trace" &
+	cpid=$!
+	wait_for "$flag" $cpid
+	# Let the Call reach the server, then kill it and start another.
+	sleep 0.5
+	pkill -KILL -f "echo_server -a $srv -p $port "
+	wait $spid
+	rm -f "$ready"
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server2" 2>&1 &
+	spid=$!
+	wait $cpid
+	crc=$?
+	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	dup=$(sed -n 's/.*client: Call xid \(0x[0-9a-f]*\),.*/\1/p' \
+		"$work/$name.trace" | sort | uniq -d | head -n 1)
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$dup" ]; then
+		echo "ok - $kind: $name # xid $dup sent twice"
+	else
+		echo "not ok - $kind: $name (client exit $crc, server exit $src, xid sent twice: '${dup}')"
+		awk '{ print "# client: " $0 }' "$work/$name.client"
+		grep -v "^client: Call\|Reply of" "$work/$name.trace" | tail -n 30 |
+			awk '{ print "# trace: " $0 }'
+		failed=1
+	fi
+}
+restartmid server-restarted-mid-call
+
+# linkcut NAME: the client's veth goes down for 3 s with calls in flight;
+# each returns within its timeout, and the same CLIENT works after.
+link_set() {
+	if [ "$kind" = rxe ]; then
+		ip link set rxeC "$1"
+		# Down flushed the policy route of the client's address.
+		[ "$1" = up ] &&
+			ip route replace 10.20.0.1 dev rxeC src 10.20.0.2 table 102
+	else
+		ip -n rpccli link set siwC "$1"
+	fi
+}
+linkcut() {
+	name=$1; port=$((port + 1))
+	ready=$work/$name.ready flag=$work/$name.calling
+	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 4 \
+		-a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$ready" $spid
+	timeout 110 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/fault_client" \
+		-a "$srv" -b "$cli" -p $port -W "$flag" >"$work/$name.client" 2>&1 &
+	cpid=$!
+	wait_for "$flag" $cpid
+	sleep 0.3
+	link_set down
+	sleep 3
+	link_set up
+	wait $cpid
+	crc=$?
+	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
+		echo "ok - $kind: $name # $(grep -c ': RPC: Success after' "$work/$name.client") completed"
+	else
+		echo "not ok - $kind: $name (client exit $crc, server exit $src)"
+		for f in server client; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+linkcut link-cut-mid-call
+
+# The short soak: connections x calls in flight, mixed sizes, every Reply
+# verified, the server's descriptors and memory back after (soak.sh;
+# `make soak` runs the long one).
+sh "$(dirname "$0")/soak.sh" || failed=1
+
+# Calls the server drops, abandoned by their callers, hold every credit:
+# the next call recovers by reconnecting.
+pair credit-starvation \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/fault_client -Z -a $srv -b $cli"
 
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; }
 
@@ -154,10 +253,7 @@ threaded_many() {
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 8 $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	why=
 	[ -e "$ready" ] || why="server never became ready"
 	if [ -z "$why" ]; then
@@ -249,10 +345,7 @@ stall() {
 	timeout 300 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	timeout 240 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
 		-b "$cli" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
 		>"$work/$name.peer" 2>&1 &

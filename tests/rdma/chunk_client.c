@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "test_util.h"
 
 static const unsigned sizes[] = {
 	4061, 4062, 4063, 4064, 4093, 4094, 4095, 4096, 4097, 8191, 65535,
@@ -30,28 +31,6 @@ static const unsigned sizes[] = {
 #define MAXSZ 4194304u
 
 static int zero_copy;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("chunk_client: FAIL: ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	exit(1);
-}
-
-static struct rpcrdma_stats stats(CLIENT *cl)
-{
-	struct rpcrdma_stats s;
-
-	memset(&s, 0, sizeof(s));
-	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
-		die("RPCRDMA_CLGET_STATS");
-	return s;
-}
 
 static void fill(char *p, unsigned n, unsigned seed)
 {
@@ -268,6 +247,7 @@ int main(int argc, char **argv)
 	uint64_t bytes = 0;
 	CLIENT *cl;
 
+	tu_name = "chunk_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;

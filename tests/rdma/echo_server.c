@@ -77,6 +77,9 @@ bool_t echo_sleep_1_svc(u_int *ms, void *result, struct svc_req *rq)
 	int now, max;
 
 	(void)result; (void)rq;
+	/* The Call is dropped: no Reply, ever (a server that loses calls). */
+	if (*ms == 0xffffffffu)
+		return FALSE;
 	now = __atomic_add_fetch(&sleeping, 1, __ATOMIC_SEQ_CST);
 	max = __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST);
 	while (now > max && !__atomic_compare_exchange_n(&max_sleeping, &max, now,

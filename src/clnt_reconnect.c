@@ -1,0 +1,206 @@
+/*
+ * The client's reconnection, as the kernel's xprtrdma does it: after a
+ * lost connection the progress thread connects again with backoff and a
+ * bound, and the calls still pending go again with their original xids.
+ * The states and who moves them: enum cr_conn_state in clnt_rdma.h.
+ */
+#include "config.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "backoff.h"
+#include "clnt_rdma.h"
+
+bool cr_can_reconnect(const struct clnt_rdma *cr)
+{
+	return cr->cr_x.rx_opts.ro_reconnect_tries > 0;
+}
+
+/* A loss noticed, lock held (cr_fail_all): kick the reconnector once. */
+void cr_conn_lost(struct clnt_rdma *cr)
+{
+	uint64_t one = 1;
+
+	if (cr->cr_conn != CR_CONNECTED)
+		return;
+	cr->cr_conn = CR_LOST;
+	/* An eventfd write fails only when its counter would overflow. */
+	if (write(cr->cr_kickfd, &one, sizeof(one)) != sizeof(one))
+		RPCRDMA_DBG("client: reconnector kick: %s", strerror(errno));
+	pthread_cond_broadcast(&cr->cr_conn_cond);
+}
+
+/*
+ * Wait, lock held, until the connection is up: 0; the round gave up: its
+ * error; the deadline passed: -ETIMEDOUT.  @new_round: a round that gave
+ * up before we came starts again (new calls); the calls a round left
+ * pending fail with it instead.
+ */
+int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
+		      const struct timespec *deadline)
+{
+	for (;;) {
+		if (cr->cr_conn == CR_CONNECTED)
+			return 0;
+		if (cr->cr_conn == CR_GAVE_UP) {
+			if (!new_round)
+				return cr->cr_conn_err;
+			new_round = false;
+			cr->cr_conn = CR_CONNECTED;	/* so that it can be lost */
+			cr_conn_lost(cr);
+		}
+		if (pthread_cond_timedwait(&cr->cr_conn_cond, &cr->cr_x.rx_lock,
+					   deadline) == ETIMEDOUT &&
+		    cr->cr_conn != CR_CONNECTED)
+			return -ETIMEDOUT;
+	}
+}
+
+/*
+ * A caller is about to post on the endpoint with the lock dropped (lock
+ * held now, connection up): the reconnector waits for it to leave.
+ */
+void cr_ep_get(struct clnt_rdma *cr)
+{
+	cr->cr_ep_users++;
+}
+
+void cr_ep_put(struct clnt_rdma *cr)
+{
+	if (!--cr->cr_ep_users && cr->cr_conn == CR_RECONNECTING)
+		pthread_cond_broadcast(&cr->cr_conn_cond);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Sleep @ms unless the CLIENT is being destroyed (true). */
+static bool sleep_or_stop(struct clnt_rdma *cr, int ms)
+{
+	struct pollfd p = { .fd = cr->cr_stopfd, .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+/*
+ * Every receive buffer no caller holds goes back on the new QP, lock
+ * held.  A caller decoding a Reply keeps its buffer and reposts it when
+ * done (release_slot).
+ */
+static int repost_free(struct clnt_rdma *cr)
+{
+	struct rpcrdma_ep *ep = &cr->cr_x.rx_ep;
+	uint32_t i, j;
+	int rc;
+
+	for (i = 0; i < ep->re_nrecv; i++) {
+		struct rpcrdma_rep *rep = &ep->re_reps[i];
+
+		for (j = 0; j < cr->cr_nslots; j++)
+			if (cr->cr_reqs[j].rq_rep == rep)
+				break;
+		if (j < cr->cr_nslots)
+			continue;
+		rc = rpcrdma_xprt_repost(&cr->cr_x, rep);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The endpoint's per-connection state starts again: no Send is in flight. */
+static void reset_sends(struct rpcrdma_xprt *x)
+{
+	rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
+			     x->rx_opts.ro_signal_every);
+	x->rx_completed_seq = x->rx_send_seq;
+	pthread_cond_broadcast(&x->rx_sendctx_cond);
+}
+
+/*
+ * One round, run by the progress thread when kicked: take the endpoint
+ * (no caller posting, nobody reaping), drop the old connection, connect
+ * again until it works, the tries or the time run out, or the CLIENT is
+ * destroyed (-ECANCELED).  Calls waiting in cr_wait_connected() then go
+ * again or fail.
+ */
+int cr_reconnect(struct clnt_rdma *cr)
+{
+	struct rpcrdma_xprt *x = &cr->cr_x;
+	uint32_t attempt;
+	uint64_t start;
+	int rc = -ETIMEDOUT, delay;
+
+	pthread_mutex_lock(&x->rx_lock);
+	if (cr->cr_conn != CR_LOST) {
+		pthread_mutex_unlock(&x->rx_lock);
+		return 0;
+	}
+	cr->cr_conn = CR_RECONNECTING;
+	pthread_mutex_unlock(&x->rx_lock);
+	/* A QP in error flushes its work: a poller asleep on it wakes. */
+	rpcrdma_ep_disconnect(&x->rx_ep);
+	pthread_mutex_lock(&x->rx_lock);
+	while (cr->cr_ep_users || cr->cr_polling)
+		pthread_cond_wait(&cr->cr_conn_cond, &x->rx_lock);
+	cr->cr_polling = 1;		/* nobody else reaps until we are done */
+	pthread_mutex_unlock(&x->rx_lock);
+
+	rpcrdma_ep_drop_conn(&x->rx_ep);
+	pthread_mutex_lock(&x->rx_lock);
+	reset_sends(x);
+	pthread_mutex_unlock(&x->rx_lock);
+	start = now_ms();
+	for (attempt = 0;; attempt++) {
+		delay = rpcrdma_backoff_ms(attempt, now_ms() - start,
+					   x->rx_opts.ro_reconnect_tries,
+					   x->rx_opts.ro_reconnect_timeout_ms);
+		if (delay < 0)
+			break;
+		if (delay && sleep_or_stop(cr, delay)) {
+			rc = -ECANCELED;
+			break;
+		}
+		rc = cr_connect_ep(cr);
+		RPCRDMA_DBG("client: reconnect attempt %u: %d", attempt + 1, rc);
+		if (!rc)
+			break;
+		pthread_mutex_lock(&x->rx_lock);
+		x->rx_stats.rs_reconnect_failures++;
+		pthread_mutex_unlock(&x->rx_lock);
+		rpcrdma_ep_drop_conn(&x->rx_ep);
+	}
+
+	pthread_mutex_lock(&x->rx_lock);
+	if (!rc) {
+		cr->cr_gen++;
+		x->rx_conn_gen = cr->cr_gen;
+		x->rx_dead = 0;
+		cr->cr_credits = 1;	/* one call until the first grant */
+		x->rx_stats.rs_reconnects++;
+		rc = repost_free(cr);
+		cr->cr_conn = CR_CONNECTED;
+		if (rc)
+			cr_fail_all(cr, rc);
+		rc = 0;
+	} else {
+		if (!x->rx_dead)
+			x->rx_dead = rc;
+		cr->cr_conn = CR_GAVE_UP;
+		cr->cr_conn_err = rc;
+	}
+	cr->cr_polling = 0;
+	cr_hand_over(cr);
+	pthread_cond_broadcast(&cr->cr_conn_cond);
+	pthread_cond_broadcast(&cr->cr_credit_cond);
+	pthread_mutex_unlock(&x->rx_lock);
+	return rc == -ECANCELED ? rc : 0;
+}
