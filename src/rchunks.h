@@ -66,6 +66,19 @@ struct rpcrdma_chunk_limits {
 	uint32_t lm_max_call;		/* bytes of the reassembled Call */
 };
 
+/* The limits when only the Call's size is bounded: the codec's own. */
+static inline struct rpcrdma_chunk_limits rpcrdma_limits_max_call(uint32_t max_call)
+{
+	struct rpcrdma_chunk_limits lim = {
+		.lm_max_bytes = UINT32_MAX,
+		.lm_max_segs = RPCRDMA_MAX_CHUNK_SEGS,
+		.lm_max_chunks = RPCRDMA_MAX_READ_SEGS,
+		.lm_max_call = max_call,
+	};
+
+	return lim;
+}
+
 /*
  * Plan the reassembly of the Call described by h (RDMA_MSG or RDMA_NOMSG
  * with a read list) whose inline RPC message is inline_len bytes.

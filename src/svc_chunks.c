@@ -24,19 +24,6 @@ void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
 	lim->lm_max_call = SVC_RDMA_MAX_CALL;
 }
 
-/*
- * Write and Reply chunks that cannot be addressed, or go over the limits,
- * are refused before the Call is served: -EBADMSG or -EMSGSIZE.
- */
-int svc_rdma_check_chunks(const struct svc_rdma_conn *c,
-			  const struct rpcrdma_hdr *h)
-{
-	struct rpcrdma_chunk_limits lim;
-
-	svc_rdma_chunk_limits(c, &lim);
-	return rpcrdma_check_chunks(h, &lim);
-}
-
 /* One more Call or Reply refused (ERR_CHUNK) for going over a limit. */
 void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c)
 {

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include "poller.h"
+#include "svc_recv.h"
 #include "svc_threads.h"
 
 static const struct xp_ops conn_ops, listener_ops;
@@ -258,34 +259,37 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
 {
 	struct rpcrdma_hdr *h = &ct->ct_hdr;
-	int rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, h);
+	struct rpcrdma_chunk_limits lim;
+	struct svc_rdma_recv rv;
+	int rc;
 
-	if (rc == -EPROTONOSUPPORT) {
+	svc_rdma_chunk_limits(c, &lim);
+	svc_rdma_recv_decide(rep->rr_buf, rep->rr_len, &lim, h, &rv);
+	if (rv.rv_why)
+		RPCRDMA_DBG("conn %p: xid %#x refused: %s", (void *)c, h->rh_xid,
+			    rv.rv_why);
+	switch (rv.rv_verdict) {
+	case SVC_RDMA_RECV_INLINE:
+		*msgp = (char *)rep->rr_buf + rv.rv_off;
+		*lenp = rv.rv_len;
+		return 0;
+	case SVC_RDMA_RECV_PULL:
+		break;
+	case SVC_RDMA_RECV_ERR_VERS:
 		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_VERS);
 		return -1;
-	}
-	if (rc == -ENODATA) {
-		count_bad_call(c);
-		return -1;
-	}
-	/* A Call must carry its message inline or in Read chunks; a Reply
-	 * or Write chunk we could never address, or over the limits, is
-	 * refused before use (-EMSGSIZE: counted as a limit's). */
-	if (rc || (h->rh_proc != RPCRDMA_MSG && h->rh_proc != RPCRDMA_NOMSG) ||
-	    (h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads) ||
-	    (rc = svc_rdma_check_chunks(c, h))) {
-		if (rc == -EMSGSIZE)
+	case SVC_RDMA_RECV_ERR_CHUNK:
+		if (rv.rv_over_limit)
 			svc_rdma_count_chunk_limit(c);
 		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
+	case SVC_RDMA_RECV_DROP:
+	default:
+		count_bad_call(c);
+		return -1;
 	}
-	if (!h->rh_nreads) {
-		*msgp = (char *)rep->rr_buf + h->rh_hdrlen;
-		*lenp = rep->rr_len - (uint32_t)h->rh_hdrlen;
-		return 0;
-	}
-	rc = svc_rdma_pull_call(c, ct, rep->rr_buf + h->rh_hdrlen,
-				rep->rr_len - (uint32_t)h->rh_hdrlen, msgp, lenp);
+	rc = svc_rdma_pull_call(c, ct, rep->rr_buf + rv.rv_off, rv.rv_len, msgp,
+				lenp);
 	if (!rc)
 		return 0;
 	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,

@@ -128,8 +128,6 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
 
 void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
 			   struct rpcrdma_chunk_limits *lim);
-int svc_rdma_check_chunks(const struct svc_rdma_conn *c,
-			  const struct rpcrdma_hdr *h);
 void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c);
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const uint8_t *inl, uint32_t inl_len, char **msgp,

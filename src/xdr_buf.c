@@ -177,6 +177,10 @@ static bool_t rpcrdma_xb_putlong(XDR *xdrs, const long *lp)
  * owed pad length are its XDR padding (xdr_opaque sends them as a
  * separate put of its static zeros): always copy those, even when the
  * threshold is tiny, so padding sits in scratch right after the reference.
+ * Nor is anything referenced that starts off an XDR unit, as the padding
+ * of a copied opaque does: with a threshold of 2 or 3 it would become a
+ * Read chunk at an unaligned position holding the roundup RFC 8166 3.4.5
+ * keeps out of chunks, and the Responder would rebuild another Call.
  */
 static bool_t rpcrdma_xb_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
@@ -187,7 +191,8 @@ static bool_t rpcrdma_xb_putbytes(XDR *xdrs, const char *addr, u_int len)
 	xb->xb_pad_due = 0;
 	if (len == 0)
 		return TRUE;
-	if (xb->xb_threshold && len >= xb->xb_threshold && len != pad)
+	if (xb->xb_threshold && len >= xb->xb_threshold &&
+	    !(xb->xb_len & 3) && len != pad)
 		return rpcrdma_xb_add_ref(xb, addr, len) ? TRUE : FALSE;
 	p = rpcrdma_xb_reserve(xb, len);
 	if (!p)

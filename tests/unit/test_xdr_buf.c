@@ -351,6 +351,37 @@ START_TEST(scratch_exhaustion)
 }
 END_TEST
 
+/*
+ * Thresholds of 1 to 3 (page_threshold allows them): an opaque shorter
+ * than the threshold is copied with its padding, which is never
+ * referenced, so every reference is an opaque's data, starting on an XDR
+ * unit.  Found by fuzz-plan: a Read chunk held the padding.
+ */
+START_TEST(tiny_threshold_keeps_padding)
+{
+	static char sc[64], data[8] = "abcdefg";
+	struct rpcrdma_xdr_buf xb;
+	u_int th, len, i;
+	XDR x;
+
+	for (th = 1; th <= 3; th++)
+		for (len = 1; len <= 7; len++) {
+			u_int xid = 1;
+
+			ck_assert_int_eq(rpcrdma_xdrbuf_init(&xb, sc, sizeof(sc), th), 0);
+			rpcrdma_xdrbuf_create(&x, &xb);
+			ck_assert(xdr_u_int(&x, &xid));
+			ck_assert(xdr_opaque(&x, data, len));
+			ck_assert_uint_eq(rpcrdma_xdrbuf_len(&xb), 4 + ((len + 3) & ~3u));
+			ck_assert_uint_eq(rpcrdma_xdrbuf_nrefs(&xb), len >= th);
+			for (i = 0; i < xb.xb_nsegs; i++)
+				if (xb.xb_segs[i].xs_ref)
+					ck_assert(xb.xb_segs[i].xs_base == data &&
+						  xb.xb_segs[i].xs_len == len);
+		}
+}
+END_TEST
+
 START_TEST(segment_exhaustion)
 {
 	static char data[9] = "12345678";
@@ -540,6 +571,7 @@ int main(void)
 	tcase_add_test(tc, callmsg_matches_xdrmem);
 	tcase_add_test(tc, scratch_exhaustion);
 	tcase_add_test(tc, segment_exhaustion);
+	tcase_add_test(tc, tiny_threshold_keeps_padding);
 	tcase_add_test(tc, putlong_big_endian);
 	tcase_add_test(tc, decode_ops_refused);
 	tcase_add_test(tc, inline_and_alignment);
