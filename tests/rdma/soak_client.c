@@ -5,7 +5,9 @@
  * verified byte by byte.  It prints the calls made and fails on any
  * error, mismatch, timeout, retransmission or stray Reply, so calls sent
  * = Replies received, none lost, none duplicated.  -S: only send
- * SHUTDOWN (the harness measures the server in between).
+ * SHUTDOWN (the harness measures the server in between).  -W: one
+ * chunked echo on one connection, so the server has registered its
+ * listener-wide chunk pool before the harness takes its baseline.
  */
 #include "config.h"
 #include <pthread.h>
@@ -113,12 +115,12 @@ int main(int argc, char **argv)
 	struct worker *w;
 	double secs = 5, t0;
 	CLIENT **cls;
-	int c, shutdown_only = 0;
+	int c, shutdown_only = 0, warm_up = 0;
 
 	tu_name = "soak_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:c:t:D:M:S")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:c:t:D:M:SW")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -128,16 +130,28 @@ int main(int argc, char **argv)
 		case 'D': secs = atof(optarg); break;
 		case 'M': max_size = (unsigned)atoi(optarg); break;
 		case 'S': shutdown_only = 1; break;
+		case 'W': warm_up = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port || !conns || !threads || max_size < 8192)
 		die("usage: soak_client -a ADDR [-b SRC] -p PORT [-c CONNS] "
 		    "[-t THREADS] [-D SECS] [-M MAXSIZE] [-S]");
-	if (shutdown_only) {
+	if (shutdown_only || warm_up) {
 		CLIENT *cl = make_client(addr, port, &o);
+		char *in = calloc(1, 65536);
+		echo_bytes arg2 = { 65536, in }, res = { 0, NULL };
 
-		if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		if (!in)
+			die("out of memory");
+		if (warm_up && (echo_bytes_1(&arg2, &res, cl) != RPC_SUCCESS ||
+				res.echo_bytes_len != 65536 ||
+				memcmp(res.echo_bytes_val, in, 65536)))
+			die("warm-up echo: %s", clnt_sperror(cl, "ECHO_BYTES"));
+		xdr_free((xdrproc_t)xdr_echo_bytes, (char *)&res);
+		free(in);
+		if (shutdown_only &&
+		    echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
 			die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
 		clnt_destroy(cl);
 		return 0;
