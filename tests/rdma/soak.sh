@@ -28,7 +28,7 @@ rm -f "$ready"
 field() { awk -v f="$2:" '$1 == f { print $2 }' /proc/$1/status 2>/dev/null; }
 fds() { ls /proc/$1/fd 2>/dev/null | wc -l; }
 
-timeout $((secs + 300)) $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 4 \
+timeout $((secs + 600)) $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 4 \
 	-a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 spid=$!
 i=0
@@ -47,7 +47,7 @@ while [ "$(fds $pid)" != "$fd0" ] && [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 pin0=$(field $pid VmPin) rss0=$(field $pid VmRSS)
-timeout $((secs + 240)) $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/soak_client" \
+timeout $((secs + 420)) $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/soak_client" \
 	-a "$srv" -b "$cli" -p $port -c $conns -t $inflight -D $secs -M $max \
 	>"$work/$name.client" 2>&1
 crc=$?

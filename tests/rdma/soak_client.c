@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 		clnt_destroy(cl);
 		return 0;
 	}
-	alarm((unsigned)secs + 240);
+	alarm((unsigned)secs + 400);
 	/* Calls in flight per connection = threads; Replies up to -M. */
 	o.ro_max_requests = threads;
 	o.ro_max_reply = max_size + 8192;
@@ -164,8 +164,16 @@ int main(int argc, char **argv)
 	w = calloc((size_t)conns * threads, sizeof(*w));
 	if (!cls || !w)
 		die("out of memory");
-	for (i = 0; i < conns; i++)
+	for (i = 0; i < conns; i++) {
+		/* Nothing may be lost, however long the queue: on the emulated
+		 * bed thousands of calls in flight wait far longer than
+		 * clnt_call's 25 s, so a timeout here means a call lost. */
+		struct timeval tmo = { (long)secs + 180, 0 };
+
 		cls[i] = make_client(addr, port, &o);
+		if (!clnt_control(cls[i], CLSET_TIMEOUT, (char *)&tmo))
+			die("CLSET_TIMEOUT refused");
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	t0 = now();
