@@ -96,10 +96,14 @@ static CLIENT *make_client(const char *addr, const char *port,
 	CLIENT *cl;
 	int i;
 
-	/* The listener is up, but the emulated bed may fail an attempt. */
+	/* The listener is up, but the emulated bed may fail an attempt,
+	 * the more so with dozens of connections being set up. */
 	for (i = 0; !(cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, o)); i++) {
-		if (i == 20)
+		if (i == 150)
 			die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
+		if (i % 10 == 0)
+			printf("soak_client: connecting: %s (retrying)\n",
+			       clnt_spcreateerror(addr));
 		usleep(200 * 1000);
 	}
 	return cl;
