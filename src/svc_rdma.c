@@ -333,7 +333,10 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		}
 		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
 		if (!xdr_callmsg(&ct->ct_args, msg)) {
-			/* Not an RPC Call: nothing to answer it with. */
+			/* Another RPC version gets RPC_MISMATCH; what is no
+			 * RPC Call at all, nothing to answer it with. */
+			if (svc_rdma_conn_deny_vers(c, ct, rep, m, len))
+				continue;
 			count_bad_call(c);
 			conn_repost(c, rep);
 			continue;
@@ -426,6 +429,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	pthread_mutex_unlock(&l->sl_lock);
 	conn_linger(c);
 	pthread_mutex_lock(&l->sl_lock);
+	c->sc_x.rx_stats.rs_conns_freed++;
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
@@ -492,7 +496,17 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	struct rpcrdma_xprt *x;
 	int fd = -1;
 	ssize_t n;
+	int room;
 
+	pthread_mutex_lock(&l->sl_lock);
+	room = svc_rdma_may_accept(l);
+	pthread_mutex_unlock(&l->sl_lock);
+	if (!room) {
+		RPCRDMA_DBG("listener: max_connections %u reached, refused",
+			    l->sl_opts.ro_max_connections);
+		free(c);
+		goto out_reject;
+	}
 	if (!c || rpcrdma_xprt_init_conn(&c->sc_x, &l->sl_src)) {
 		free(c);
 		goto out_reject;
@@ -540,6 +554,8 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	c->sc_xprt.xp_tp = "rdma";
 	c->sc_xprt.xp_p3 = &c->sc_ext;
 	c->sc_ext.xp_auth.svc_ah_ops = NULL;
+	svc_rdma_set_conn_addrs(&c->sc_xprt, &c->sc_laddr, &c->sc_raddr, ev->id);
+	x->rx_stats.rs_conns_accepted++;
 	pthread_mutex_lock(&l->sl_lock);
 	c->sc_next = l->sl_conns;
 	l->sl_conns = c;
@@ -558,6 +574,9 @@ out_free:
 out_reject:
 	ev->id->context = NULL;
 	rdma_reject(ev->id, NULL, 0);
+	pthread_mutex_lock(&l->sl_lock);
+	l->sl_closed.rs_conns_refused++;
+	pthread_mutex_unlock(&l->sl_lock);
 	return ev->id;
 }
 
@@ -584,6 +603,10 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 				pthread_mutex_lock(&c->sc_x.rx_lock);
 				if (!c->sc_x.rx_dead)
 					c->sc_x.rx_dead = -ECONNRESET;
+				if (!c->sc_lost) {
+					c->sc_lost = 1;
+					c->sc_x.rx_stats.rs_conns_lost++;
+				}
 				pthread_mutex_unlock(&c->sc_x.rx_lock);
 				rdma_disconnect(ev->id);
 			}
@@ -697,6 +720,8 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		}
 	}
 	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
+	svc_rdma_set_netbuf(&l->sl_xprt.xp_ltaddr, &l->sl_laddr,
+			    rdma_get_local_addr(l->sl_id));
 	l->sl_xprt.xp_ops = &listener_ops;
 	l->sl_xprt.xp_ops2 = &svc_rdma_ops2;
 	l->sl_xprt.xp_netid = "rdma";

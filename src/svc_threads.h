@@ -8,6 +8,7 @@
 
 #include "rdma_rw.h"
 #include "transport.h"
+#include "svc_limits.h"
 #include <rpc/svc_mt.h>
 
 struct svc_rdma_listener;
@@ -49,6 +50,9 @@ struct svc_rdma_conn {
 	int sc_threaded;		/* served by the listener's threads */
 	int sc_refs;			/* threaded: threads serving it (sl_lock) */
 	struct svc_rdma_conn *sc_gone;	/* threaded: the leader's to destroy */
+	struct svc_rdma_addr sc_laddr;	/* xp_ltaddr's storage */
+	struct svc_rdma_addr sc_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
+	int sc_lost;			/* the peer or fabric ended it (rx_lock) */
 };
 
 /* The service threads of one listener (threaded mode only). */
@@ -73,6 +77,7 @@ struct svc_rdma_listener {
 	struct rpcrdma_stats sl_closed;	/* counters of connections gone, and
 					 * the leader's poll counters */
 	struct svc_rdma_pool sl_pool;
+	struct svc_rdma_addr sl_laddr;	/* xp_ltaddr's storage */
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */
@@ -107,6 +112,8 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 			      uint32_t err);
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
+int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			    struct rpcrdma_rep *rep, const char *m, uint32_t len);
 /*
  * How long one Send, or one RDMA Read/Write chain, may take before its
  * connection counts as stalled (see svc_reply.c).

@@ -70,6 +70,7 @@ struct rpcrdma_options {
 	uint32_t ro_log_level;		/* 0 off, 1 error, 2 warning, 3 debug */
 	uint32_t ro_reconnect_tries;	/* client: attempts after a loss; 0: off */
 	uint32_t ro_reconnect_timeout_ms; /* client: give up this long after a loss; 0: never */
+	uint32_t ro_max_connections;	/* server: connections per listener; 0: no limit */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -127,6 +128,10 @@ struct rpcrdma_stats {
 	uint64_t rs_reconnect_failures;	/* client: attempts that failed */
 	uint64_t rs_retransmits;	/* client: Calls sent again, same xid, on a new connection */
 	uint64_t rs_credit_recoveries;	/* client: reconnections because abandoned calls held every credit */
+	uint64_t rs_conns_accepted;	/* server: connections accepted */
+	uint64_t rs_conns_refused;	/* server: connection requests rejected (max_connections, setup) */
+	uint64_t rs_conns_lost;		/* server: connections the peer closed or the fabric lost */
+	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

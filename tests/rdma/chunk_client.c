@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 {
 	static const char *const callk[] = { "auto", "read", "long" };
 	static const char *const replyk[] = { "auto", "always", "never" };
-	const char *addr = NULL, *port = NULL;
+	const char *addr = NULL, *port = NULL, *flag = NULL;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats s;
 	struct worker *w;
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:w")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wF:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -284,6 +284,7 @@ int main(int argc, char **argv)
 		case 'R': stale = 1; break;
 		case 'L': learning = !strcmp(optarg, "cheap"); break;
 		case 'w': words_test = 1; break;
+		case 'F': flag = optarg; break;
 		default: return 2;
 		}
 	}
@@ -302,6 +303,13 @@ int main(int argc, char **argv)
 		usleep(200 * 1000);
 	}
 
+	/* -F: tell the test the calls start now (it may kill us mid-way). */
+	if (flag) {
+		FILE *f = fopen(flag, "w");
+
+		if (!f || fclose(f))
+			die("cannot create %s", flag);
+	}
 	w = calloc(threads, sizeof(*w));
 	if (!w)
 		die("out of memory");
