@@ -1,13 +1,15 @@
 /*
  * A server's view of who it serves and how many: each connection SVCXPRT
  * carries the peer's address (svc_getrpccaller) and the local one
- * (xp_ltaddr), and a listener refuses connections past max_connections.
+ * (xp_ltaddr); a listener refuses connections past max_connections; a
+ * Call of another RPC version is told so.  Decisions only, no verbs.
  */
 #include "config.h"
 #include <string.h>
 #include <netinet/in.h>
 #include <infiniband/ib.h>
-#include "svc_threads.h"
+#include <arpa/inet.h>
+#include "svc_limits.h"
 
 static socklen_t sa_len(const struct sockaddr *sa)
 {
@@ -59,16 +61,24 @@ void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
 	}
 }
 
-/* Called under sl_lock; 0 max_connections: no limit. */
-int svc_rdma_may_accept(const struct svc_rdma_listener *l)
+int svc_rdma_may_accept(uint32_t nconns, uint32_t max)
 {
-	const struct svc_rdma_conn *c;
-	uint32_t n = 0, max = l->sl_opts.ro_max_connections;
+	return !max || nconns < max;
+}
 
-	if (!max)
-		return 1;
-	for (c = l->sl_conns; c; c = c->sc_next)
-		if (++n >= max)
-			return 0;
+/*
+ * xid, msg_type CALL, rpcvers: RFC 5531 section 9 asks a server to deny
+ * a Call of another version with RPC_MISMATCH rather than ignore it.
+ */
+int svc_rdma_other_rpcvers(const void *msg, uint32_t len, uint32_t *xidp)
+{
+	uint32_t w[3];
+
+	if (!msg || len < sizeof(w))
+		return 0;
+	memcpy(w, msg, sizeof(w));
+	if (ntohl(w[1]) != CALL || ntohl(w[2]) == RPC_MSG_VERSION)
+		return 0;
+	*xidp = ntohl(w[0]);
 	return 1;
 }

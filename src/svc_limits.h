@@ -1,16 +1,16 @@
 /*
  * What the server tells a service about a connection (the caller's and
- * the local address) and the bounds a listener keeps on what peers may
- * hold (svc_limits.c).
+ * the local address) and the small decisions of its bounds: whether a
+ * listener takes one more connection, whether a message is an RPC Call of
+ * another version.  Pure (svc_limits.c), unit-tested natively.
  */
 #ifndef RPCRDMA_SVC_LIMITS_H
 #define RPCRDMA_SVC_LIMITS_H
 
+#include <stdint.h>
 #include <sys/socket.h>
 #include <rdma/rdma_cma.h>
 #include <rpc/rpc.h>
-
-struct svc_rdma_listener;
 
 /* An address a netbuf of an SVCXPRT points at: lives with the SVCXPRT. */
 struct svc_rdma_addr {
@@ -22,7 +22,9 @@ void svc_rdma_set_netbuf(struct netbuf *nb, struct svc_rdma_addr *a,
 void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
 			     struct svc_rdma_addr *remote,
 			     struct rdma_cm_id *id);
-/* The listener may accept one more connection (under sl_lock). */
-int svc_rdma_may_accept(const struct svc_rdma_listener *l);
+/* A listener holding nconns may accept one more (max 0: no limit). */
+int svc_rdma_may_accept(uint32_t nconns, uint32_t max);
+/* The message is an RPC Call of an rpcvers other than 2: its xid. */
+int svc_rdma_other_rpcvers(const void *msg, uint32_t len, uint32_t *xidp);
 
 #endif /* RPCRDMA_SVC_LIMITS_H */

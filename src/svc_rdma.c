@@ -483,6 +483,36 @@ static void conn_free_early(struct svc_rdma_conn *c)
 	free(c);
 }
 
+/* Below max_connections, counting every connection held, dead or not. */
+static int lst_has_room(struct svc_rdma_listener *l)
+{
+	struct svc_rdma_conn *c;
+	uint32_t held = 0;
+	int room;
+
+	pthread_mutex_lock(&l->sl_lock);
+	for (c = l->sl_conns; c; c = c->sc_next)
+		held++;
+	room = svc_rdma_may_accept(held, l->sl_opts.ro_max_connections);
+	pthread_mutex_unlock(&l->sl_lock);
+	if (!room)
+		RPCRDMA_DBG("listener: max_connections %u reached, refused",
+			    l->sl_opts.ro_max_connections);
+	return room;
+}
+
+/* Reject a request before anything is allocated for it, counted. */
+static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
+				     struct rdma_cm_event *ev)
+{
+	ev->id->context = NULL;
+	rdma_reject(ev->id, NULL, 0);
+	pthread_mutex_lock(&l->sl_lock);
+	l->sl_closed.rs_conns_refused++;
+	pthread_mutex_unlock(&l->sl_lock);
+	return ev->id;
+}
+
 /*
  * A CONNECT_REQUEST: set the connection up, post receives, accept.  On
  * failure the request is rejected and its id returned, to be destroyed
@@ -496,17 +526,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	struct rpcrdma_xprt *x;
 	int fd = -1;
 	ssize_t n;
-	int room;
 
-	pthread_mutex_lock(&l->sl_lock);
-	room = svc_rdma_may_accept(l);
-	pthread_mutex_unlock(&l->sl_lock);
-	if (!room) {
-		RPCRDMA_DBG("listener: max_connections %u reached, refused",
-			    l->sl_opts.ro_max_connections);
-		free(c);
-		goto out_reject;
-	}
 	if (!c || rpcrdma_xprt_init_conn(&c->sc_x, &l->sl_src)) {
 		free(c);
 		goto out_reject;
@@ -572,12 +592,7 @@ out_free:
 	x->rx_ep.re_id = NULL;
 	conn_free_early(c);
 out_reject:
-	ev->id->context = NULL;
-	rdma_reject(ev->id, NULL, 0);
-	pthread_mutex_lock(&l->sl_lock);
-	l->sl_closed.rs_conns_refused++;
-	pthread_mutex_unlock(&l->sl_lock);
-	return ev->id;
+	return lst_refuse(l, ev);
 }
 
 /* Handle every pending CM event: svc_run's lst_recv, or the leader. */
@@ -593,7 +608,8 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 			    ev->status);
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			refused = lst_accept(l, ev);
+			refused = lst_has_room(l) ? lst_accept(l, ev) :
+						    lst_refuse(l, ev);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			break;

@@ -7,7 +7,6 @@
 #include "config.h"
 #include <errno.h>
 #include <string.h>
-#include <arpa/inet.h>
 #include "chunks.h"
 #include "rchunks.h"
 #include "svc_threads.h"
@@ -108,12 +107,9 @@ int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			    struct rpcrdma_rep *rep, const char *m, uint32_t len)
 {
 	struct rpc_msg reply;
-	uint32_t w[3];
+	uint32_t xid;
 
-	if (len < sizeof(w))
-		return 0;
-	memcpy(w, m, sizeof(w));
-	if (ntohl(w[1]) != CALL || ntohl(w[2]) == RPC_MSG_VERSION)
+	if (!svc_rdma_other_rpcvers(m, len, &xid))
 		return 0;
 	memset(&reply, 0, sizeof(reply));
 	reply.rm_direction = REPLY;
@@ -122,7 +118,7 @@ int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	reply.rjcted_rply.rj_vers.low = RPC_MSG_VERSION;
 	reply.rjcted_rply.rj_vers.high = RPC_MSG_VERSION;
 	ct->ct_cur = rep;
-	ct->ct_xid = ntohl(w[0]);
+	ct->ct_xid = xid;
 	ct->ct_answered = 0;
 	pthread_mutex_lock(&c->sc_x.rx_lock);
 	c->sc_x.rx_stats.rs_bad_calls++;
