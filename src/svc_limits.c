@@ -82,3 +82,9 @@ int svc_rdma_other_rpcvers(const void *msg, uint32_t len, uint32_t *xidp)
 	*xidp = ntohl(w[0]);
 	return 1;
 }
+
+int svc_rdma_is_idle(uint64_t last_ns, uint64_t now_ns, uint32_t timeout_ms)
+{
+	return timeout_ms && now_ns > last_ns &&
+	       now_ns - last_ns >= (uint64_t)timeout_ms * 1000000u;
+}

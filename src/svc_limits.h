@@ -26,5 +26,7 @@ void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
 int svc_rdma_may_accept(uint32_t nconns, uint32_t max);
 /* The message is an RPC Call of an rpcvers other than 2: its xid. */
 int svc_rdma_other_rpcvers(const void *msg, uint32_t len, uint32_t *xidp);
+/* No Call since last_ns for timeout_ms by now_ns (timeout 0: never idle). */
+int svc_rdma_is_idle(uint64_t last_ns, uint64_t now_ns, uint32_t timeout_ms);
 
 #endif /* RPCRDMA_SVC_LIMITS_H */

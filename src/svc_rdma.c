@@ -341,6 +341,8 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			conn_repost(c, rep);
 			continue;
 		}
+		__atomic_store_n(&c->sc_last_call_ns, rpcrdma_poll_now_ns(NULL),
+				 __ATOMIC_RELAXED);
 		ct->ct_cur = rep;
 		ct->ct_xid = msg->rm_xid;
 		ct->ct_answered = 0;
@@ -575,6 +577,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	c->sc_xprt.xp_p3 = &c->sc_ext;
 	c->sc_ext.xp_auth.svc_ah_ops = NULL;
 	svc_rdma_set_conn_addrs(&c->sc_xprt, &c->sc_laddr, &c->sc_raddr, ev->id);
+	c->sc_last_call_ns = rpcrdma_poll_now_ns(NULL);
 	x->rx_stats.rs_conns_accepted++;
 	pthread_mutex_lock(&l->sl_lock);
 	c->sc_next = l->sl_conns;
@@ -601,7 +604,7 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 	struct rdma_cm_event *ev;
 
 	while (!rdma_get_cm_event(l->sl_ch, &ev)) {
-		struct svc_rdma_conn *c = ev->id->context;
+		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
 		struct rdma_cm_id *refused = NULL;
 
 		RPCRDMA_DBG("listener: %s status %d", rdma_event_str(ev->event),
@@ -625,12 +628,24 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 				}
 				pthread_mutex_unlock(&c->sc_x.rx_lock);
 				rdma_disconnect(ev->id);
+				gone = c;
 			}
 			break;
 		}
 		rdma_ack_cm_event(ev);
 		if (refused)
 			rdma_destroy_id(refused);
+		/*
+		 * Without service threads nobody else may ever destroy it: its
+		 * CQ fires only if flushes come after it was armed, which a
+		 * peer gone early (or siw after a terminate) does not give,
+		 * and svc_run() would keep its descriptor and memory for good.
+		 * Here, one thread serves everything, so nothing uses it now;
+		 * destroyed after the ack (rdma_destroy_id waits for acks).
+		 * Service threads: their leader collects dead connections.
+		 */
+		if (gone && !l->sl_pool.sp_nthreads)
+			conn_destroy(&gone->sc_xprt);
 	}
 }
 
@@ -675,6 +690,7 @@ static void lst_destroy(SVCXPRT *xprt)
 	if (l->sl_pool.sp_nthreads)
 		svc_threads_stop(l);
 	xprt_unregister(xprt);
+	svc_rdma_idle_stop(l);
 	while (l->sl_conns)
 		conn_destroy(&l->sl_conns->sc_xprt);
 	if (l->sl_pool.sp_nthreads)
@@ -749,6 +765,14 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			close(l->sl_xprt.xp_fd);
 			goto out_listen;
 		}
+	}
+	rc = svc_rdma_idle_start(l);
+	if (rc) {
+		if (l->sl_opts.ro_svc_threads) {
+			svc_threads_stop(l);
+			close(l->sl_xprt.xp_fd);
+		}
+		goto out_listen;
 	}
 	xprt_register(&l->sl_xprt);
 	return &l->sl_xprt;
@@ -863,6 +887,13 @@ int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
 	if (n < max)
 		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
 	n++;
+	/* idle_timeout_ms: the timer that closes idle connections. */
+	if (svc_rdma_idle_fd(l) >= 0) {
+		if (n < max)
+			fds[n] = (struct pollfd){ .fd = svc_rdma_idle_fd(l),
+						  .events = POLLIN };
+		n++;
+	}
 	/* Threaded: the service threads watch the connections themselves. */
 	for (c = l->sl_pool.sp_nthreads ? NULL : l->sl_conns; c;
 	     c = c->sc_next, n++)

@@ -53,6 +53,7 @@ struct svc_rdma_conn {
 	struct svc_rdma_addr sc_laddr;	/* xp_ltaddr's storage */
 	struct svc_rdma_addr sc_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
 	int sc_lost;			/* the peer or fabric ended it (rx_lock) */
+	uint64_t sc_last_call_ns;	/* a Call last came (idle_timeout_ms) */
 };
 
 /* The service threads of one listener (threaded mode only). */
@@ -78,6 +79,8 @@ struct svc_rdma_listener {
 					 * the leader's poll counters */
 	struct svc_rdma_pool sl_pool;
 	struct svc_rdma_addr sl_laddr;	/* xp_ltaddr's storage */
+	SVCXPRT sl_idle_xprt;		/* svc_run mode: the idle timer */
+	SVCXPRT_EXT sl_idle_ext;
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */
@@ -86,6 +89,12 @@ int svc_rdma_conn_reap(struct svc_rdma_conn *c);
 void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
 void svc_rdma_lst_events(struct svc_rdma_listener *l);
+
+/* svc_idle.c: idle_timeout_ms. */
+void svc_rdma_idle_sweep(struct svc_rdma_listener *l);
+int svc_rdma_idle_start(struct svc_rdma_listener *l);
+void svc_rdma_idle_stop(struct svc_rdma_listener *l);
+int svc_rdma_idle_fd(const struct svc_rdma_listener *l);
 
 /* svc_threads.c */
 extern __thread struct svc_rdma_call *svc_rdma_thread_call;

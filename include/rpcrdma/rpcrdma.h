@@ -71,6 +71,7 @@ struct rpcrdma_options {
 	uint32_t ro_reconnect_tries;	/* client: attempts after a loss; 0: off */
 	uint32_t ro_reconnect_timeout_ms; /* client: give up this long after a loss; 0: never */
 	uint32_t ro_max_connections;	/* server: connections per listener; 0: no limit */
+	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -132,6 +133,7 @@ struct rpcrdma_stats {
 	uint64_t rs_conns_refused;	/* server: connection requests rejected (max_connections, setup) */
 	uint64_t rs_conns_lost;		/* server: connections the peer closed or the fabric lost */
 	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
+	uint64_t rs_idle_closed;	/* server: connections closed after idle_timeout_ms without a Call */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

@@ -1,7 +1,8 @@
 /*
  * A raw-verbs peer that checks the server stays bounded: connections
  * abandoned right after connect, a Send larger than the server's receive
- * buffers, more Calls than the credits granted, and max_connections.  A
+ * buffers, more Calls than the credits granted, max_connections and
+ * idle_timeout_ms.  A
  * first connection watches the server (ECHO_STATUS: descriptors, pinned
  * memory, connections held, counters) and must be served throughout; the
  * server must come back to what it held before, within a bounded wait.
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
@@ -44,7 +47,7 @@ struct conn {
 };
 
 struct status {
-	uint32_t fds, vmpin_kb, conns, accepted, refused, lost, freed;
+	uint32_t fds, vmpin_kb, conns, accepted, refused, lost, freed, idle;
 };
 
 extern char **environ;
@@ -184,6 +187,33 @@ static int conn_recv(struct conn *c, struct msg *m, int ms)
 	return 1;
 }
 
+/*
+ * 1 once the connection is gone: a receive flushed (iWARP, or our QP in
+ * error after a NAK) or, as on InfiniBand/RoCE where the server's
+ * disconnect leaves our QP alone, a CM event other than ESTABLISHED.
+ */
+static int conn_lost(struct conn *c, int ms)
+{
+	struct pollfd pfd = { .fd = c->id->channel->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct msg m;
+	int gone = 0;
+
+	if (conn_recv(c, &m, ms) < 0)
+		return 1;
+	if (fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK))
+		die("fcntl: %s", strerror(errno));
+	if (poll(&pfd, 1, 0) <= 0)
+		return 0;
+	while (!rdma_get_cm_event(c->id->channel, &ev)) {
+		printf("# CM event: %s\n", rdma_event_str(ev->event));
+		if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
+			gone = 1;
+		rdma_ack_cm_event(ev);
+	}
+	return gone;
+}
+
 /* ---- calls --------------------------------------------------------------- */
 
 static size_t put_call(struct conn *c, uint32_t xid, uint32_t proc)
@@ -233,9 +263,9 @@ static int call(struct conn *c, uint32_t proc, uint32_t *res, int nres)
 
 static void get_status(struct conn *c, struct status *s)
 {
-	uint32_t w[7];
+	uint32_t w[8];
 
-	if (call(c, ECHO_STATUS, w, 7))
+	if (call(c, ECHO_STATUS, w, 8))
 		die("ECHO_STATUS not answered: the server stopped serving");
 	s->fds = w[0];
 	s->vmpin_kb = w[1];
@@ -244,13 +274,14 @@ static void get_status(struct conn *c, struct status *s)
 	s->refused = w[4];
 	s->lost = w[5];
 	s->freed = w[6];
+	s->idle = w[7];
 }
 
 static void print_status(const char *when, const struct status *s)
 {
 	printf("# %s: fds %u vmpin %u kB conns %u accepted %u refused %u "
-	       "lost %u freed %u\n", when, s->fds, s->vmpin_kb, s->conns,
-	       s->accepted, s->refused, s->lost, s->freed);
+	       "lost %u freed %u idle_closed %u\n", when, s->fds, s->vmpin_kb,
+	       s->conns, s->accepted, s->refused, s->lost, s->freed, s->idle);
 }
 
 /*
@@ -327,7 +358,6 @@ static void oversize(struct conn *w)
 {
 	struct status base, now;
 	struct conn c;
-	struct msg m;
 	int64_t deadline;
 	int rc = 0;
 
@@ -338,9 +368,9 @@ static void oversize(struct conn *w)
 	conn_send(&c, BP_BIG, 0);
 	/* Its receives flush once the server tears it down. */
 	deadline = now_ms() + BP_SETTLE_MS;
-	while (now_ms() < deadline && (rc = conn_recv(&c, &m, 1000)) >= 0)
+	while (now_ms() < deadline && !(rc = conn_lost(&c, 1000)))
 		;
-	result(rc < 0, "the oversize Send cost its own connection");
+	result(rc, "the oversize Send cost its own connection");
 	result(call(w, ECHO_NULL, NULL, 0) == 0, "another connection still served");
 	conn_close(&c);
 	settle(w, &base, "an oversize Send", &now);
@@ -373,6 +403,37 @@ static void overcredit(struct conn *w)
 	       BP_SRV_CREDITS);
 	conn_close(&c);
 	settle(w, &base, "Calls over the credits", &now);
+}
+
+/*
+ * idle_timeout_ms MS on the server: a connection served once and then
+ * silent is closed by the server (its receives flush), counted, while
+ * the watcher, calling all along, stays.
+ */
+static void idle(struct conn *w, int ms)
+{
+	int64_t deadline = now_ms() + 4 * (int64_t)ms + BP_SETTLE_MS;
+	struct status base, now;
+	struct conn c;
+	int rc = 0;
+
+	get_status(w, &base);
+	conn_open(&c, 0);
+	result(call(&c, ECHO_NULL, NULL, 0) == 0, "the idle peer served first");
+	/* Until the server counts it closed (our side may not hear of it on
+	 * rxe, where its disconnect leaves our QP alone) or we see it go. */
+	do {
+		rc = conn_lost(&c, 100);
+		get_status(w, &now);	/* the watcher is never idle */
+	} while (now_ms() < deadline && !rc && now.idle == base.idle);
+	printf("# idle peer: %s\n", rc ? "saw its connection go" :
+	       "heard nothing (rxe)");
+	print_status("after idle", &now);
+	result(now.idle == base.idle + 1, "closed as idle, counted (%u)",
+	       now.idle - base.idle);
+	result(call(w, ECHO_NULL, NULL, 0) == 0, "the busy connection stayed");
+	conn_close(&c);
+	settle(w, &base, "an idle connection", &now);
 }
 
 /* A killed peer's connection: settle back to a baseline taken earlier. */
@@ -424,7 +485,7 @@ static void limit(struct conn *w, int max)
 static void usage(void)
 {
 	fprintf(stderr, "usage: boundpeer -a SERVER -b SOURCE -p PORT "
-		"-m abandon|oversize|overcredit|limit|status [-n N] [-S]\n");
+		"-m abandon|oversize|overcredit|limit|idle|status|settle [-n N] [-B F:V] [-S]\n");
 	exit(2);
 }
 
@@ -461,6 +522,8 @@ int main(int argc, char **argv)
 		oversize(&w);
 	else if (!strcmp(mode, "overcredit"))
 		overcredit(&w);
+	else if (!strcmp(mode, "idle"))
+		idle(&w, n);
 	else if (!strcmp(mode, "settle") && spec)
 		settle_to(&w, spec);
 	else if (!strcmp(mode, "limit"))

@@ -331,6 +331,14 @@ pair over-credits \
 pair max-connections \
 	"$b/tests/rdma/echo_server -M 3 -a $srv" \
 	"$b/tests/rdma/boundpeer -m limit -n 3 -S -a $srv -b $cli"
+# idle_timeout_ms 2 s: a silent connection is closed, a busy one stays;
+# under svc_run() (the timer) and with service threads (the leader).
+pair idle-timeout \
+	"$b/tests/rdma/echo_server -i 2000 -a $srv" \
+	"$b/tests/rdma/boundpeer -m idle -n 2000 -S -a $srv -b $cli"
+pair idle-timeout-threaded \
+	"$b/tests/rdma/echo_server -j 2 -i 2000 -a $srv" \
+	"$b/tests/rdma/boundpeer -m idle -n 2000 -S -a $srv -b $cli"
 
 # killedclient NAME CLIENT: a client is killed (SIGKILL) mid-call; the
 # server must free its connection and all it held (descriptors, pinned
@@ -359,10 +367,14 @@ killedclient() {
 		while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
 			sleep 0.05; i=$((i + 1))
 		done
-		# Let the Call (and its chunks) reach the server, then kill it.
+		# Let the Call (and its chunks) reach the server, then kill the
+		# client itself (cpid is its timeout wrapper), by its flag path.
 		sleep 1
-		kill -KILL $cpid 2>/dev/null || why="the client ended before it was killed"
+		kill -0 $cpid 2>/dev/null || why="the client ended before it was killed"
+		pkill -KILL -f -- "$flag"
 		wait $cpid
+		crc=$?
+		[ -n "$why" ] || [ $crc -eq 137 ] || why="the client was not killed (exit $crc)"
 	fi
 	if [ -z "$why" ]; then
 		timeout 100 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m settle \

@@ -97,6 +97,8 @@ struct worker {
 	unsigned w_id;
 };
 
+static int until_killed;	/* -F */
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -105,8 +107,10 @@ static void *work(void *arg)
 
 	if (!in || !out)
 		die("out of memory");
-	for (i = 0; i < NSIZES; i++) {
-		unsigned n = sizes[(i + w->w_id) % NSIZES];
+	/* -F: the largest sizes, over and over, until the test kills us. */
+	for (i = 0; i < NSIZES || until_killed; i++) {
+		unsigned n = until_killed ? sizes[NSIZES - 1 - (i + w->w_id) % 2] :
+			     sizes[(i + w->w_id) % NSIZES];
 
 		if (echo(w->w_cl, in, out, n, w->w_id + i, zero_copy, 1) !=
 		    RPC_SUCCESS)
@@ -284,14 +288,14 @@ int main(int argc, char **argv)
 		case 'R': stale = 1; break;
 		case 'L': learning = !strcmp(optarg, "cheap"); break;
 		case 'w': words_test = 1; break;
-		case 'F': flag = optarg; break;
+		case 'F': flag = optarg; until_killed = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
 		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
-		    "[-L cheap|costly] [-w]");
+		    "[-L cheap|costly] [-w] [-F FLAG: run until killed]");
 	alarm(110);
 	if (learning >= 0) {
 		learn(addr, port, &o, learning);
@@ -303,7 +307,7 @@ int main(int argc, char **argv)
 		usleep(200 * 1000);
 	}
 
-	/* -F: tell the test the calls start now (it may kill us mid-way). */
+	/* -F: tell the test the calls start now; it kills us mid-way. */
 	if (flag) {
 		FILE *f = fopen(flag, "w");
 

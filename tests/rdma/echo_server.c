@@ -9,7 +9,7 @@
  * when released, and every Reply sent must have been released by exit.
  * With -c each new caller / local address pair of a Call is printed
  * (svc_getrpccaller, xp_ltaddr), and the listener's own address at
- * start.  -M N sets max_connections.  ECHO_STATUS reports the process's
+ * start.  -M N sets max_connections, -i MS idle_timeout_ms.  ECHO_STATUS reports the process's
  * descriptors, pinned memory and the listener's connection counters.
  */
 #include "config.h"
@@ -32,6 +32,7 @@ static SVCXPRT *listener;
 static volatile int stopping;
 static int sleeping, max_sleeping;	/* concurrent ECHO_SLEEPs (atomic) */
 static int show_addrs;			/* -c */
+static unsigned idle_ms;		/* -i */
 
 /* "ADDR port N" of a netbuf holding a sockaddr, or why not. */
 static void addr_text(const struct netbuf *nb, char *out, size_t len)
@@ -118,12 +119,15 @@ bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 	res->es_vmpin_kb = vmpin_kb();
 	/* Without service threads: the listener's fd and one per connection. */
 	n = svc_rdma_pollfds(listener, NULL, 0);
-	res->es_conns = n > 0 ? (unsigned)n - 1 : 0;
+	/* ... and with -i, the idle timer's. */
+	n -= 1 + (idle_ms > 0);
+	res->es_conns = n > 0 ? (unsigned)n : 0;
 	if (svc_rdma_get_stats(listener, &st) == 0) {
 		res->es_accepted = (unsigned)st.rs_conns_accepted;
 		res->es_refused = (unsigned)st.rs_conns_refused;
 		res->es_lost = (unsigned)st.rs_conns_lost;
 		res->es_freed = (unsigned)st.rs_conns_freed;
+		res->es_idle_closed = (unsigned)st.rs_idle_closed;
 	}
 	return TRUE;
 }
@@ -307,7 +311,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:cM:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:cM:i:")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -337,6 +341,10 @@ int main(int argc, char **argv)
 		case 'l': own_loop = 1; break;
 		case 'c': show_addrs = 1; break;
 		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
+		case 'i':
+			idle_ms = (unsigned)atoi(optarg);
+			o.ro_idle_timeout_ms = idle_ms;
+			break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'r': ready = optarg; break;

@@ -2,7 +2,8 @@
  * Unit test: the server's small decisions about peers: a connection SVCXPRT's
  * address netbufs are copies sized to the family; max_connections admits
  * up to the limit (0: none); an RPC Call of another rpcvers is recognised,
- * with its xid, and nothing else is.
+ * with its xid, and nothing else is; a connection is idle once no Call
+ * came for the timeout (0: never).
  */
 #include "config.h"
 #include <check.h>
@@ -82,6 +83,23 @@ START_TEST(rpcvers)
 }
 END_TEST
 
+START_TEST(idle)
+{
+	uint64_t ms = 1000000;
+
+	/* 0: never idle, however long. */
+	ck_assert(!svc_rdma_is_idle(0, 1000000 * ms, 0));
+	ck_assert(!svc_rdma_is_idle(5 * ms, 5 * ms + 1999 * ms, 2000));
+	ck_assert(svc_rdma_is_idle(5 * ms, 5 * ms + 2000 * ms, 2000));
+	ck_assert(svc_rdma_is_idle(5 * ms, 5 * ms + 86400000 * ms, 2000));
+	/* A Call stamped after the sweep read the clock: not idle. */
+	ck_assert(!svc_rdma_is_idle(9 * ms, 5 * ms, 1));
+	/* The largest timeout does not overflow. */
+	ck_assert(!svc_rdma_is_idle(0, 86399999 * ms, 86400000));
+	ck_assert(svc_rdma_is_idle(0, 86400000 * ms, 86400000));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("svc_limits");
@@ -92,6 +110,7 @@ int main(void)
 	tcase_add_test(tc, netbufs);
 	tcase_add_test(tc, max_connections);
 	tcase_add_test(tc, rpcvers);
+	tcase_add_test(tc, idle);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
