@@ -355,12 +355,17 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		}
 		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
 		if (!xdr_callmsg(&ct->ct_args, msg)) {
-			/* Not an RPC Call: nothing to answer it with. */
+			/* Another RPC version gets RPC_MISMATCH; what is no
+			 * RPC Call at all, nothing to answer it with. */
+			if (svc_rdma_conn_deny_vers(c, ct, rep, m, len))
+				continue;
 			count_bad_call(c);
 			conn_repost(c, rep);
 			svc_rdma_buf_put(c, &ct->ct_callbuf);
 			continue;
 		}
+		__atomic_store_n(&c->sc_last_call_ns, rpcrdma_poll_now_ns(NULL),
+				 __ATOMIC_RELAXED);
 		ct->ct_cur = rep;
 		ct->ct_xid = msg->rm_xid;
 		ct->ct_answered = 0;
@@ -449,6 +454,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	pthread_mutex_unlock(&l->sl_lock);
 	conn_linger(c);
 	pthread_mutex_lock(&l->sl_lock);
+	c->sc_x.rx_stats.rs_conns_freed++;
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
 	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
@@ -504,6 +510,36 @@ static void conn_free_early(struct svc_rdma_listener *l,
 	free(c->sc_queue);
 	free(c->sc_scratch);
 	free(c);
+}
+
+/* Below max_connections, counting every connection held, dead or not. */
+static int lst_has_room(struct svc_rdma_listener *l)
+{
+	struct svc_rdma_conn *c;
+	uint32_t held = 0;
+	int room;
+
+	pthread_mutex_lock(&l->sl_lock);
+	for (c = l->sl_conns; c; c = c->sc_next)
+		held++;
+	room = svc_rdma_may_accept(held, l->sl_opts.ro_max_connections);
+	pthread_mutex_unlock(&l->sl_lock);
+	if (!room)
+		RPCRDMA_DBG("listener: max_connections %u reached, refused",
+			    l->sl_opts.ro_max_connections);
+	return room;
+}
+
+/* Reject a request before anything is allocated for it, counted. */
+static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
+				     struct rdma_cm_event *ev)
+{
+	ev->id->context = NULL;
+	rdma_reject(ev->id, NULL, 0);
+	pthread_mutex_lock(&l->sl_lock);
+	l->sl_closed.rs_conns_refused++;
+	pthread_mutex_unlock(&l->sl_lock);
+	return ev->id;
 }
 
 /*
@@ -572,6 +608,9 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	c->sc_xprt.xp_tp = "rdma";
 	c->sc_xprt.xp_p3 = &c->sc_ext;
 	c->sc_ext.xp_auth.svc_ah_ops = NULL;
+	svc_rdma_set_conn_addrs(&c->sc_xprt, &c->sc_laddr, &c->sc_raddr, ev->id);
+	c->sc_last_call_ns = rpcrdma_poll_now_ns(NULL);
+	x->rx_stats.rs_conns_accepted++;
 	pthread_mutex_lock(&l->sl_lock);
 	c->sc_next = l->sl_conns;
 	l->sl_conns = c;
@@ -588,9 +627,7 @@ out_free:
 	x->rx_ep.re_id = NULL;
 	conn_free_early(l, c);
 out_reject:
-	ev->id->context = NULL;
-	rdma_reject(ev->id, NULL, 0);
-	return ev->id;
+	return lst_refuse(l, ev);
 }
 
 /* Handle every pending CM event: svc_run's lst_recv, or the leader. */
@@ -599,14 +636,15 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 	struct rdma_cm_event *ev;
 
 	while (!rdma_get_cm_event(l->sl_ch, &ev)) {
-		struct svc_rdma_conn *c = ev->id->context;
+		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
 		struct rdma_cm_id *refused = NULL;
 
 		RPCRDMA_DBG("listener: %s status %d", rdma_event_str(ev->event),
 			    ev->status);
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			refused = lst_accept(l, ev);
+			refused = lst_has_room(l) ? lst_accept(l, ev) :
+						    lst_refuse(l, ev);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			break;
@@ -616,14 +654,30 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 				pthread_mutex_lock(&c->sc_x.rx_lock);
 				if (!c->sc_x.rx_dead)
 					c->sc_x.rx_dead = -ECONNRESET;
+				if (!c->sc_lost) {
+					c->sc_lost = 1;
+					c->sc_x.rx_stats.rs_conns_lost++;
+				}
 				pthread_mutex_unlock(&c->sc_x.rx_lock);
 				rdma_disconnect(ev->id);
+				gone = c;
 			}
 			break;
 		}
 		rdma_ack_cm_event(ev);
 		if (refused)
 			rdma_destroy_id(refused);
+		/*
+		 * Without service threads nobody else may ever destroy it: its
+		 * CQ fires only if flushes come after it was armed, which a
+		 * peer gone early (or siw after a terminate) does not give,
+		 * and svc_run() would keep its descriptor and memory for good.
+		 * Here, one thread serves everything, so nothing uses it now;
+		 * destroyed after the ack (rdma_destroy_id waits for acks).
+		 * Service threads: their leader collects dead connections.
+		 */
+		if (gone && !l->sl_pool.sp_nthreads)
+			conn_destroy(&gone->sc_xprt);
 	}
 }
 
@@ -668,6 +722,7 @@ static void lst_destroy(SVCXPRT *xprt)
 	if (l->sl_pool.sp_nthreads)
 		svc_threads_stop(l);
 	xprt_unregister(xprt);
+	svc_rdma_idle_stop(l);
 	while (l->sl_conns)
 		conn_destroy(&l->sl_conns->sc_xprt);
 	if (l->sl_pool.sp_nthreads)
@@ -731,6 +786,8 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		}
 	}
 	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
+	svc_rdma_set_netbuf(&l->sl_xprt.xp_ltaddr, &l->sl_laddr,
+			    rdma_get_local_addr(l->sl_id));
 	l->sl_xprt.xp_ops = &listener_ops;
 	l->sl_xprt.xp_ops2 = &svc_rdma_ops2;
 	l->sl_xprt.xp_netid = "rdma";
@@ -742,6 +799,14 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			close(l->sl_xprt.xp_fd);
 			goto out_listen;
 		}
+	}
+	rc = svc_rdma_idle_start(l);
+	if (rc) {
+		if (l->sl_opts.ro_svc_threads) {
+			svc_threads_stop(l);
+			close(l->sl_xprt.xp_fd);
+		}
+		goto out_listen;
 	}
 	xprt_register(&l->sl_xprt);
 	return &l->sl_xprt;
@@ -863,6 +928,13 @@ int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
 	if (n < max)
 		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
 	n++;
+	/* idle_timeout_ms: the timer that closes idle connections. */
+	if (svc_rdma_idle_fd(l) >= 0) {
+		if (n < max)
+			fds[n] = (struct pollfd){ .fd = svc_rdma_idle_fd(l),
+						  .events = POLLIN };
+		n++;
+	}
 	/* Threaded: the service threads watch the connections themselves. */
 	for (c = l->sl_pool.sp_nthreads ? NULL : l->sl_conns; c;
 	     c = c->sc_next, n++)

@@ -96,6 +96,42 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
+/*
+ * A Call of another RPC version (RFC 5531 section 9): xdr_callmsg()
+ * refuses it, but the peer is owed MSG_DENIED / RPC_MISMATCH naming the
+ * one version we speak, on the connection, which stays up.  1 when msg
+ * was such a Call and was answered (its receive reposted), 0 when it is
+ * no RPC Call at all (the caller drops it).
+ */
+int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			    struct rpcrdma_rep *rep, const char *m, uint32_t len)
+{
+	struct rpc_msg reply;
+	uint32_t xid;
+
+	if (!svc_rdma_other_rpcvers(m, len, &xid))
+		return 0;
+	memset(&reply, 0, sizeof(reply));
+	reply.rm_direction = REPLY;
+	reply.rm_reply.rp_stat = MSG_DENIED;
+	reply.rjcted_rply.rj_stat = RPC_MISMATCH;
+	reply.rjcted_rply.rj_vers.low = RPC_MSG_VERSION;
+	reply.rjcted_rply.rj_vers.high = RPC_MSG_VERSION;
+	ct->ct_cur = rep;
+	ct->ct_xid = xid;
+	ct->ct_answered = 0;
+	pthread_mutex_lock(&c->sc_x.rx_lock);
+	c->sc_x.rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	svc_rdma_conn_reply(&c->sc_xprt, &reply);
+	/* Sent or not, the receive is back (conn_reply reposts it). */
+	if (ct->ct_cur) {
+		svc_rdma_conn_repost(c, ct->ct_cur);
+		ct->ct_cur = NULL;
+	}
+	return 1;
+}
+
 /* An accepted Reply's results, taken out of the message once: a Reply
  * that does not fit inline is encoded a second time, for its chunk. */
 struct reply_res {

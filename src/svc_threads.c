@@ -107,6 +107,8 @@ static struct svc_rdma_conn *set_build(struct lead_set *s)
 	struct svc_rdma_conn *c, *gone = NULL;
 	int n = 0;
 
+	/* idle_timeout_ms: idle ones die here and are collected below. */
+	svc_rdma_idle_sweep(l);
 	for (c = l->sl_conns; c; c = c->sc_next) {
 		if (conn_dead(c) && !c->sc_refs) {
 			c->sc_refs = -1;	/* pick() skips it: it is dead */

@@ -10,6 +10,7 @@
 #include "rdma_rw.h"
 #include "svc_pool.h"
 #include "transport.h"
+#include "svc_limits.h"
 #include <rpc/svc_mt.h>
 
 struct svc_rdma_listener;
@@ -53,6 +54,10 @@ struct svc_rdma_conn {
 	int sc_threaded;		/* served by the listener's threads */
 	int sc_refs;			/* threaded: threads serving it (sl_lock) */
 	struct svc_rdma_conn *sc_gone;	/* threaded: the leader's to destroy */
+	struct svc_rdma_addr sc_laddr;	/* xp_ltaddr's storage */
+	struct svc_rdma_addr sc_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
+	int sc_lost;			/* the peer or fabric ended it (rx_lock) */
+	uint64_t sc_last_call_ns;	/* a Call last came (idle_timeout_ms) */
 };
 
 /* The service threads of one listener (threaded mode only). */
@@ -78,6 +83,9 @@ struct svc_rdma_listener {
 					 * the leader's poll counters */
 	struct svc_rdma_pool sl_pool;
 	struct svc_rdma_dev *sl_devs;	/* per device: PD and chunk pool */
+	struct svc_rdma_addr sl_laddr;	/* xp_ltaddr's storage */
+	SVCXPRT sl_idle_xprt;		/* svc_run mode: the idle timer */
+	SVCXPRT_EXT sl_idle_ext;
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */
@@ -88,6 +96,12 @@ int svc_rdma_conn_reap(struct svc_rdma_conn *c);
 void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
 void svc_rdma_lst_events(struct svc_rdma_listener *l);
+
+/* svc_idle.c: idle_timeout_ms. */
+void svc_rdma_idle_sweep(struct svc_rdma_listener *l);
+int svc_rdma_idle_start(struct svc_rdma_listener *l);
+void svc_rdma_idle_stop(struct svc_rdma_listener *l);
+int svc_rdma_idle_fd(const struct svc_rdma_listener *l);
 
 /* svc_threads.c */
 extern __thread struct svc_rdma_call *svc_rdma_thread_call;
@@ -114,6 +128,8 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 			      uint32_t err);
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
+int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			    struct rpcrdma_rep *rep, const char *m, uint32_t len);
 /*
  * How long one Send, or one RDMA Read/Write chain, may take before its
  * connection counts as stalled (see svc_reply.c).

@@ -74,6 +74,8 @@ struct rpcrdma_options {
 	uint32_t ro_max_chunk_bytes;	/* server: chunk bytes one Call reads, one Reply writes */
 	uint32_t ro_max_chunk_segs;	/* server: segments in one chunk */
 	uint32_t ro_max_chunks;		/* server: chunks in a read list or a write list */
+	uint32_t ro_max_connections;	/* server: connections per listener; 0: no limit */
+	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -139,6 +141,11 @@ struct rpcrdma_stats {
 	uint64_t rs_pool_pinned;	/* bytes registered for chunks now (pool + fallbacks) */
 	uint64_t rs_pool_pinned_peak;	/* the most rs_pool_pinned has been */
 	uint64_t rs_chunk_limit;	/* server: Calls answered ERR_CHUNK for going over a chunk limit */
+	uint64_t rs_conns_accepted;	/* server: connections accepted */
+	uint64_t rs_conns_refused;	/* server: connection requests rejected (max_connections, setup) */
+	uint64_t rs_conns_lost;		/* server: connections the peer closed or the fabric lost */
+	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
+	uint64_t rs_idle_closed;	/* server: connections closed after idle_timeout_ms without a Call */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

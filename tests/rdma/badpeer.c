@@ -7,10 +7,11 @@
  * answered, so the connection is proven to keep serving.  Chunks too:
  * Read chunks the server pulls from our memory (a Long Call, data items
  * with and without roundup), a Reply RDMA Written into our Reply chunk
- * and checked there, and chunk lists no Call can have (ERR_CHUNK).  With
- * -L, the server's chunk limits instead (badpeer_limits.c; -C: the same
- * Calls against default limits, all served).  Ends with an
- * ECHO_SHUTDOWN Call; exits 0 only if every check passed.
+ * and checked there, chunk lists no Call can have (ERR_CHUNK), and an RPC
+ * Call of another rpcvers (MSG_DENIED / RPC_MISMATCH).  With -L, the
+ * server's chunk limits instead (badpeer_limits.c; -C: the same Calls
+ * against default limits, all served).  Ends with an ECHO_SHUTDOWN Call;
+ * exits 0 only if every check passed.
  *
  * Good headers come from the library's codec (src/rpc_rdma.c, compiled in);
  * bad ones and every expected answer are written here as big-endian words.
@@ -560,6 +561,27 @@ static void run_cases(void)
 	put_words(&m, 7, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG, 0u, 0u, 0u);
 	put_words(&m, 6, x, 0xdeadbeefu, 0x0badf00du, 0xffffffffu, 0x12345678u, 3u);
 	bad("RDMA_MSG over a garbage body", &m, x, 0);
+
+	/* 8a. An RPC Call of rpcvers 3: MSG_DENIED / RPC_MISMATCH 2..2
+	 * (RFC 5531 section 9), and the connection serves on. */
+	{
+		struct msg want;
+
+		x = ++bad_xid;
+		m.m_len = 0;
+		put_words(&m, 7, x, 1u, (uint32_t)BAD_CREDITS, (uint32_t)RPCRDMA_MSG,
+			  0u, 0u, 0u);
+		put_words(&m, 10, x, 0u /* CALL */, 3u /* rpcvers */, ECHO_PROG,
+			  ECHO_VERS, ECHO_NULL, 0u, 0u, 0u, 0u);
+		send_msg(&m);
+		want.m_len = 0;
+		put_words(&want, 7, x, 1u, (uint32_t)BAD_SRV_CREDITS,
+			  (uint32_t)RPCRDMA_MSG, 0u, 0u, 0u);
+		put_words(&want, 6, x, 1u /* REPLY */, 1u /* MSG_DENIED */,
+			  0u /* RPC_MISMATCH */, 2u, 2u);
+		expect("rpcvers 3: MSG_DENIED RPC_MISMATCH 2..2", &want);
+		still_serving("rpcvers 3");
+	}
 
 	/* 8b. ... over no body at all, and over an RPC Reply. */
 	x = ++bad_xid;

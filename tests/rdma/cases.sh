@@ -403,6 +403,118 @@ limits_case() {
 }
 limits_case
 
+# The caller's and the local address (svc_getrpccaller, xp_ltaddr) of
+# every Call, and the listener's own xp_ltaddr, against the test bed's.
+pair caller-address \
+	"$b/tests/rdma/echo_server -c -a $srv" \
+	"$b/tests/rdma/echo_client -a $srv -b $cli -t 2 -n 10"
+f=$work/caller-address.server
+why=
+grep -q "^server: listener local $srv port $((port)) xp_port $((port))\$" "$f" ||
+	why="listener xp_ltaddr is not $srv port $port; "
+calls=$(grep -c "^server: caller " "$f")
+good=$(grep -c "^server: caller $cli port [1-9][0-9]* local $srv port $port\$" "$f")
+[ "$calls" -ge 1 ] && [ "$calls" = "$good" ] ||
+	why="${why}$good of $calls caller lines name $cli and $srv:$port"
+if [ -z "$why" ]; then
+	echo "ok - $kind: caller-address-checked # $calls connection(s)"
+else
+	echo "not ok - $kind: caller-address-checked ($why)"
+	awk '{ print "# server: " $0 }' "$f"
+	failed=1
+fi
+
+# Bounded servers, each checked by a raw peer that watches the server's
+# descriptors, pinned memory and connections come back to what they were:
+# 30 connections abandoned right after connect (half closed, half their
+# process gone), a Send larger than the receive buffers and Calls over the
+# credits (each costs at most that peer its connection), max_connections.
+pair abandoned-connections \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/boundpeer -m abandon -n 30 -S -a $srv -b $cli"
+pair oversized-send \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/boundpeer -m oversize -S -a $srv -b $cli"
+pair over-credits \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/boundpeer -m overcredit -S -a $srv -b $cli"
+pair max-connections \
+	"$b/tests/rdma/echo_server -M 3 -a $srv" \
+	"$b/tests/rdma/boundpeer -m limit -n 3 -S -a $srv -b $cli"
+# idle_timeout_ms 2 s: a silent connection is closed, a busy one stays;
+# under svc_run() (the timer) and with service threads (the leader).
+pair idle-timeout \
+	"$b/tests/rdma/echo_server -i 2000 -a $srv" \
+	"$b/tests/rdma/boundpeer -m idle -n 2000 -S -a $srv -b $cli"
+pair idle-timeout-threaded \
+	"$b/tests/rdma/echo_server -j 2 -i 2000 -a $srv" \
+	"$b/tests/rdma/boundpeer -m idle -n 2000 -S -a $srv -b $cli"
+
+# killedclient NAME CLIENT: a client is killed (SIGKILL) mid-call; the
+# server must free its connection and all it held (descriptors, pinned
+# memory back to a baseline taken with one raw peer connected), count it
+# lost and freed, and serve on.
+killedclient() {
+	name=$1 cargs=$2; port=$((port + 1))
+	ready=$work/$name.ready flag=$work/$name.calling
+	timeout 200 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	i=0
+	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	why=
+	timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m status \
+		-a "$srv" -b "$cli" -p $port >"$work/$name.peer" 2>&1 ||
+		why="no baseline (exit $?)"
+	base=$(sed -n 's/^status \([0-9]*\) \([0-9]*\) .*/\1:\2/p' "$work/$name.peer")
+	if [ -z "$why" ]; then
+		RPCRDMA_RECONNECT_TRIES=0 timeout 100 $RPCRDMA_CLIENT_EXEC $cargs \
+			-p $port >"$work/$name.client" 2>&1 &
+		cpid=$!
+		i=0
+		while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
+		# Let the Call (and its chunks) reach the server, then kill the
+		# client itself (cpid is its timeout wrapper), by its flag path.
+		sleep 1
+		kill -0 $cpid 2>/dev/null || why="the client ended before it was killed"
+		pkill -KILL -f -- "$flag"
+		wait $cpid
+		crc=$?
+		[ -n "$why" ] || [ $crc -eq 137 ] || why="the client was not killed (exit $crc)"
+	fi
+	if [ -z "$why" ]; then
+		timeout 100 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m settle \
+			-B "$base" -S -a "$srv" -b "$cli" -p $port \
+			>>"$work/$name.peer" 2>&1 || why="the server did not free it (exit $?)"
+	fi
+	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
+	# settled ACCEPTED REFUSED LOST FREED CONNS
+	lost=$(sed -n 's/^settled [0-9]* [0-9]* \([0-9]*\) .*/\1/p' "$work/$name.peer")
+	[ -n "$why" ] || [ "${lost:-0}" -ge 1 ] || why="conns_lost '$lost', expected >= 1"
+	if [ -z "$why" ]; then
+		echo "ok - $kind: $name # baseline fds:vmpin_kb $base, lost $lost"
+	else
+		echo "not ok - $kind: $name ($why)"
+		for f in server client peer; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+# Killed while the server sleeps in its Call, and while the server pulls
+# a 4 MiB Call's Read chunks (chunk_client writes the flag first).
+killedclient client-killed-mid-call \
+	"$b/tests/rdma/echo_client -D 3000 -a $srv -b $cli -k $work/client-killed-mid-call.calling"
+killedclient client-killed-mid-chunks \
+	"$b/tests/rdma/chunk_client -K read -F $work/client-killed-mid-chunks.calling -a $srv -b $cli -t 2"
+
 # stall NAME: a raw peer sends 64 Calls and never posts a receive, so the
 # server's Replies to it cannot be delivered (rxe: they sit in RNR retry and
 # their Sends never complete; siw: iWARP has no RNR, that connection
@@ -459,7 +571,7 @@ stall() {
 	wait $spid
 	src=$?
 	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
-	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\)$/\1/p' \
+	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\) .*/\1/p' \
 		"$work/$name.server")
 	# The peer's connection went down while it stayed.  rxe: its Replies
 	# stalled and the server tore it down; siw: it failed by itself.

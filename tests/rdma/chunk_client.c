@@ -82,6 +82,8 @@ struct worker {
 	unsigned w_id;
 };
 
+static int until_killed;	/* -F */
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -90,8 +92,10 @@ static void *work(void *arg)
 
 	if (!in || !out)
 		die("out of memory");
-	for (i = 0; i < NSIZES; i++) {
-		unsigned n = sizes[(i + w->w_id) % NSIZES];
+	/* -F: the largest sizes, over and over, until the test kills us. */
+	for (i = 0; i < NSIZES || until_killed; i++) {
+		unsigned n = until_killed ? sizes[NSIZES - 1 - (i + w->w_id) % 2] :
+			     sizes[(i + w->w_id) % NSIZES];
 
 		if (echo(w->w_cl, in, out, n, w->w_id + i, zero_copy, 1) !=
 		    RPC_SUCCESS)
@@ -282,7 +286,7 @@ int main(int argc, char **argv)
 {
 	static const char *const callk[] = { "auto", "read", "long" };
 	static const char *const replyk[] = { "auto", "always", "never" };
-	const char *addr = NULL, *port = NULL;
+	const char *addr = NULL, *port = NULL, *flag = NULL;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats s;
 	struct worker *w;
@@ -297,7 +301,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:F:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -312,13 +316,14 @@ int main(int argc, char **argv)
 		case 'w': words_test = 1; break;
 		case 'A': abandon = 1; break;
 		case 'M': limit = (unsigned)atoi(optarg); break;
+		case 'F': flag = optarg; until_killed = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
 		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
-		    "[-L cheap|costly] [-w] [-A] [-M BYTES]");
+		    "[-L cheap|costly] [-w] [-A] [-M BYTES] [-F FLAG: run until killed]");
 	alarm(110);
 	if (learning >= 0) {
 		learn(addr, port, &o, learning);
@@ -332,6 +337,13 @@ int main(int argc, char **argv)
 	if (limit)
 		return limit_run(cl, limit);
 
+	/* -F: tell the test the calls start now; it kills us mid-way. */
+	if (flag) {
+		FILE *f = fopen(flag, "w");
+
+		if (!f || fclose(f))
+			die("cannot create %s", flag);
+	}
 	w = calloc(threads, sizeof(*w));
 	if (!w)
 		die("out of memory");

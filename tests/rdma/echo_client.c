@@ -104,11 +104,14 @@ static double now(void)
  * once `flag` exists): the call must fail within its timeout, later calls
  * must fail at once, and destroying the CLIENT must be clean.
  */
+/* -D: how long the -k call's ECHO_SLEEP asks the server to sleep. */
+static u_int kill_sleep_ms = 60000;
+
 static int killed_server(CLIENT *cl, const char *flag)
 {
 	struct timeval tmo = { 20, 0 };
 	enum clnt_stat st;
-	u_int ms = 60000;
+	u_int ms = kill_sleep_ms;
 	double t0, dt;
 	FILE *f;
 
@@ -326,7 +329,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:X:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:X:D:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -352,6 +355,7 @@ int main(int argc, char **argv)
 		case 'N': no_shutdown = 1; break;
 		case 'b': o.ro_source = optarg; break;
 		case 'k': kill_flag = optarg; break;
+		case 'D': kill_sleep_ms = (u_int)atoi(optarg); break;
 		case 'B': bench_secs = atof(optarg); break;
 		case 's':
 			strategy = strategy_parse(optarg);

@@ -12,15 +12,24 @@
  * svc_rdma_get_pd(), which must then have served chunk buffers; -F 0 or
  * -F 1 says whether Calls must have fallen back to per-Call
  * registrations (none ever fails to get memory).
+ * With -c each new caller / local address pair of a Call is printed
+ * (svc_getrpccaller, xp_ltaddr), and the listener's own address at
+ * start.  -M N sets max_connections, -i MS idle_timeout_ms.  ECHO_STATUS reports the process's
+ * descriptors, pinned memory and the listener's connection counters.
  */
 #include "config.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "strategy_check.h"
@@ -30,6 +39,106 @@ void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 static SVCXPRT *listener;
 static volatile int stopping;
 static int sleeping, max_sleeping;	/* concurrent ECHO_SLEEPs (atomic) */
+static int show_addrs;			/* -c */
+static unsigned idle_ms;		/* -i */
+
+/* "ADDR port N" of a netbuf holding a sockaddr, or why not. */
+static void addr_text(const struct netbuf *nb, char *out, size_t len)
+{
+	const struct sockaddr *sa = nb ? nb->buf : NULL;
+	char ip[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (!sa || nb->len < sizeof(struct sockaddr_in)) {
+		snprintf(out, len, "(none, len %u)", nb ? nb->len : 0);
+		return;
+	}
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = nb->buf;
+
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		port = ntohs(in->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = nb->buf;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(out, len, "%s port %u", ip, port);
+}
+
+/* -c: print each caller/local pair once, as a service would log it. */
+static void show_call_addrs(SVCXPRT *xprt)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char last[256];
+	char r[96], l[96], line[256];
+
+	addr_text(svc_getrpccaller(xprt), r, sizeof(r));
+	addr_text(&xprt->xp_ltaddr, l, sizeof(l));
+	snprintf(line, sizeof(line), "server: caller %s local %s", r, l);
+	pthread_mutex_lock(&lock);
+	if (strcmp(line, last)) {
+		strcpy(last, line);
+		printf("%s\n", line);
+		fflush(stdout);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static unsigned count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* not the one reading the directory */
+}
+
+static unsigned vmpin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	unsigned kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %u kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
+{
+	struct rpcrdma_stats st;
+	int n;
+
+	(void)argp; (void)rq;
+	memset(res, 0, sizeof(*res));
+	res->es_fds = count_fds();
+	res->es_vmpin_kb = vmpin_kb();
+	/* Without service threads: the listener's fd and one per connection. */
+	n = svc_rdma_pollfds(listener, NULL, 0);
+	/* ... and with -i, the idle timer's. */
+	n -= 1 + (idle_ms > 0);
+	res->es_conns = n > 0 ? (unsigned)n : 0;
+	if (svc_rdma_get_stats(listener, &st) == 0) {
+		res->es_accepted = (unsigned)st.rs_conns_accepted;
+		res->es_refused = (unsigned)st.rs_conns_refused;
+		res->es_lost = (unsigned)st.rs_conns_lost;
+		res->es_freed = (unsigned)st.rs_conns_freed;
+		res->es_idle_closed = (unsigned)st.rs_idle_closed;
+	}
+	return TRUE;
+}
 
 bool_t echo_null_1_svc(void *argp, void *result, struct svc_req *rq)
 {
@@ -113,6 +222,7 @@ union echo_any {
 	echo_str s;
 	echo_words w;
 	u_int ms;
+	echo_status st;
 };
 
 struct async_call {
@@ -154,6 +264,7 @@ static void dispatch_async(struct svc_req *rq, SVCXPRT *xprt)
 	P(ECHO_SHUTDOWN, echo_shutdown_1_svc, xdr_void, xdr_void);
 	P(ECHO_SLEEP, echo_sleep_1_svc, xdr_u_int, xdr_void);
 	P(ECHO_WORDS, echo_words_1_svc, xdr_echo_words, xdr_echo_words);
+	P(ECHO_STATUS, echo_status_1_svc, xdr_void, xdr_echo_status);
 #undef P
 	default:
 		svcerr_noproc(xprt);
@@ -186,6 +297,8 @@ static int async;
 /* Wraps rpcgen's dispatcher to stop svc_run() after ECHO_SHUTDOWN. */
 static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
+	if (show_addrs)
+		show_call_addrs(xprt);
 	if (async)
 		dispatch_async(rq, xprt);
 	else
@@ -315,7 +428,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:P:F:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:P:F:cM:i:")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -349,6 +462,12 @@ int main(int argc, char **argv)
 			fallback = atoi(optarg);
 			break;
 		case 'l': own_loop = 1; break;
+		case 'c': show_addrs = 1; break;
+		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
+		case 'i':
+			idle_ms = (unsigned)atoi(optarg);
+			o.ro_idle_timeout_ms = idle_ms;
+			break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'r': ready = optarg; break;
@@ -378,6 +497,13 @@ int main(int argc, char **argv)
 	}
 	if (region && !(region_mem = give_region(region, &mapped)))
 		return 1;
+	if (show_addrs) {
+		char l[96];
+
+		addr_text(&listener->xp_ltaddr, l, sizeof(l));
+		printf("server: listener local %s xp_port %u\n", l,
+		       (unsigned)listener->xp_port);
+	}
 	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL)) {
 		fprintf(stderr, "svc_reg failed\n");
 		return 1;
@@ -397,12 +523,17 @@ int main(int argc, char **argv)
 	}
 	if (svc_rdma_get_stats(listener, &st) == 0)
 		printf("server: calls %llu replies %llu bad_calls %llu pullup_sends %llu "
-		       "stalled_conns %llu\n",
+		       "stalled_conns %llu conns_accepted %llu refused %llu lost %llu "
+		       "freed %llu\n",
 		       (unsigned long long)st.rs_calls,
 		       (unsigned long long)st.rs_replies,
 		       (unsigned long long)st.rs_bad_calls,
 		       (unsigned long long)st.rs_pullup_sends,
-		       (unsigned long long)st.rs_stalled_conns);
+		       (unsigned long long)st.rs_stalled_conns,
+		       (unsigned long long)st.rs_conns_accepted,
+		       (unsigned long long)st.rs_conns_refused,
+		       (unsigned long long)st.rs_conns_lost,
+		       (unsigned long long)st.rs_conns_freed);
 	if (svc_rdma_get_stats(listener, &st) == 0)
 		printf("server: chunk_limit %llu too_large %llu\n",
 		       (unsigned long long)st.rs_chunk_limit,

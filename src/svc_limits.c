@@ -1,0 +1,90 @@
+/*
+ * A server's view of who it serves and how many: each connection SVCXPRT
+ * carries the peer's address (svc_getrpccaller) and the local one
+ * (xp_ltaddr); a listener refuses connections past max_connections; a
+ * Call of another RPC version is told so.  Decisions only, no verbs.
+ */
+#include "config.h"
+#include <string.h>
+#include <netinet/in.h>
+#include <infiniband/ib.h>
+#include <arpa/inet.h>
+#include "svc_limits.h"
+
+static socklen_t sa_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		return sizeof(struct sockaddr_ib);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Point nb at a copy of sa kept in a: maxlen is the storage, len the
+ * address (0 for a family we do not know, so nobody reads garbage).
+ */
+void svc_rdma_set_netbuf(struct netbuf *nb, struct svc_rdma_addr *a,
+			 const struct sockaddr *sa)
+{
+	socklen_t len = sa ? sa_len(sa) : 0;
+
+	memset(a, 0, sizeof(*a));
+	if (len > sizeof(a->sa_ss))
+		len = 0;
+	if (len)
+		memcpy(&a->sa_ss, sa, len);
+	nb->buf = &a->sa_ss;
+	nb->maxlen = sizeof(a->sa_ss);
+	nb->len = len;
+}
+
+/*
+ * A connection's addresses, as libtirpc's TCP transport sets them: the
+ * peer's in xp_rtaddr (and the legacy xp_raddr when it fits), the local
+ * one in xp_ltaddr.  Copied: the cm_id's own go with it.
+ */
+void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
+			     struct svc_rdma_addr *remote, struct rdma_cm_id *id)
+{
+	svc_rdma_set_netbuf(&xprt->xp_ltaddr, local, rdma_get_local_addr(id));
+	svc_rdma_set_netbuf(&xprt->xp_rtaddr, remote, rdma_get_peer_addr(id));
+	if (xprt->xp_rtaddr.len &&
+	    xprt->xp_rtaddr.len <= sizeof(xprt->xp_raddr)) {
+		memcpy(&xprt->xp_raddr, &remote->sa_ss, xprt->xp_rtaddr.len);
+		xprt->xp_addrlen = (int)xprt->xp_rtaddr.len;
+	}
+}
+
+int svc_rdma_may_accept(uint32_t nconns, uint32_t max)
+{
+	return !max || nconns < max;
+}
+
+/*
+ * xid, msg_type CALL, rpcvers: RFC 5531 section 9 asks a server to deny
+ * a Call of another version with RPC_MISMATCH rather than ignore it.
+ */
+int svc_rdma_other_rpcvers(const void *msg, uint32_t len, uint32_t *xidp)
+{
+	uint32_t w[3];
+
+	if (!msg || len < sizeof(w))
+		return 0;
+	memcpy(w, msg, sizeof(w));
+	if (ntohl(w[1]) != CALL || ntohl(w[2]) == RPC_MSG_VERSION)
+		return 0;
+	*xidp = ntohl(w[0]);
+	return 1;
+}
+
+int svc_rdma_is_idle(uint64_t last_ns, uint64_t now_ns, uint32_t timeout_ms)
+{
+	return timeout_ms && now_ns > last_ns &&
+	       now_ns - last_ns >= (uint64_t)timeout_ms * 1000000u;
+}

@@ -1,0 +1,120 @@
+/*
+ * Unit test: the server's small decisions about peers: a connection SVCXPRT's
+ * address netbufs are copies sized to the family; max_connections admits
+ * up to the limit (0: none); an RPC Call of another rpcvers is recognised,
+ * with its xid, and nothing else is; a connection is idle once no Call
+ * came for the timeout (0: never).
+ */
+#include "config.h"
+#include <check.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "svc_limits.h"
+
+START_TEST(netbufs)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(20049) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	struct sockaddr other = { .sa_family = AF_UNIX };
+	struct svc_rdma_addr a;
+	struct netbuf nb;
+
+	inet_pton(AF_INET, "10.20.0.2", &in.sin_addr);
+	svc_rdma_set_netbuf(&nb, &a, (struct sockaddr *)&in);
+	ck_assert_ptr_eq(nb.buf, &a.sa_ss);
+	ck_assert_uint_eq(nb.maxlen, sizeof(struct sockaddr_storage));
+	ck_assert_uint_eq(nb.len, sizeof(in));
+	ck_assert_int_eq(memcmp(nb.buf, &in, sizeof(in)), 0);
+	/* A copy: the cm_id's own address may go first. */
+	in.sin_port = 0;
+	ck_assert_uint_eq(ntohs(((struct sockaddr_in *)nb.buf)->sin_port), 20049);
+
+	svc_rdma_set_netbuf(&nb, &a, (struct sockaddr *)&in6);
+	ck_assert_uint_eq(nb.len, sizeof(in6));
+	/* Unknown family or none: an empty netbuf, never garbage. */
+	svc_rdma_set_netbuf(&nb, &a, &other);
+	ck_assert_uint_eq(nb.len, 0);
+	ck_assert_ptr_eq(nb.buf, &a.sa_ss);
+	svc_rdma_set_netbuf(&nb, &a, NULL);
+	ck_assert_uint_eq(nb.len, 0);
+}
+END_TEST
+
+START_TEST(max_connections)
+{
+	ck_assert(svc_rdma_may_accept(0, 0));
+	ck_assert(svc_rdma_may_accept(100000, 0));
+	ck_assert(svc_rdma_may_accept(0, 1));
+	ck_assert(!svc_rdma_may_accept(1, 1));
+	ck_assert(svc_rdma_may_accept(2, 3));
+	ck_assert(!svc_rdma_may_accept(3, 3));
+	ck_assert(!svc_rdma_may_accept(4, 3));
+}
+END_TEST
+
+static uint32_t words[4];
+
+static const void *call(uint32_t xid, uint32_t type, uint32_t vers)
+{
+	words[0] = htonl(xid);
+	words[1] = htonl(type);
+	words[2] = htonl(vers);
+	words[3] = htonl(0x20049001);
+	return words;
+}
+
+START_TEST(rpcvers)
+{
+	uint32_t xid = 0;
+
+	ck_assert(svc_rdma_other_rpcvers(call(0x1234, 0, 3), 16, &xid));
+	ck_assert_uint_eq(xid, 0x1234);
+	ck_assert(svc_rdma_other_rpcvers(call(7, 0, 1), 12, &xid));
+	ck_assert(svc_rdma_other_rpcvers(call(7, 0, 0xffffffff), 16, &xid));
+	/* Version 2 is ours; a Reply or garbage is not a Call to deny. */
+	ck_assert(!svc_rdma_other_rpcvers(call(7, 0, 2), 16, &xid));
+	ck_assert(!svc_rdma_other_rpcvers(call(7, 1, 3), 16, &xid));
+	ck_assert(!svc_rdma_other_rpcvers(call(7, 0xdeadbeef, 3), 16, &xid));
+	/* Too short to carry rpcvers. */
+	ck_assert(!svc_rdma_other_rpcvers(call(7, 0, 3), 11, &xid));
+	ck_assert(!svc_rdma_other_rpcvers(NULL, 16, &xid));
+}
+END_TEST
+
+START_TEST(idle)
+{
+	uint64_t ms = 1000000;
+
+	/* 0: never idle, however long. */
+	ck_assert(!svc_rdma_is_idle(0, 1000000 * ms, 0));
+	ck_assert(!svc_rdma_is_idle(5 * ms, 5 * ms + 1999 * ms, 2000));
+	ck_assert(svc_rdma_is_idle(5 * ms, 5 * ms + 2000 * ms, 2000));
+	ck_assert(svc_rdma_is_idle(5 * ms, 5 * ms + 86400000 * ms, 2000));
+	/* A Call stamped after the sweep read the clock: not idle. */
+	ck_assert(!svc_rdma_is_idle(9 * ms, 5 * ms, 1));
+	/* The largest timeout does not overflow. */
+	ck_assert(!svc_rdma_is_idle(0, 86399999 * ms, 86400000));
+	ck_assert(svc_rdma_is_idle(0, 86400000 * ms, 86400000));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("svc_limits");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, netbufs);
+	tcase_add_test(tc, max_connections);
+	tcase_add_test(tc, rpcvers);
+	tcase_add_test(tc, idle);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
