@@ -465,9 +465,21 @@ killedclient() {
 		sleep 0.05; i=$((i + 1))
 	done
 	why=
-	timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m status \
-		-a "$srv" -b "$cli" -p $port >"$work/$name.peer" 2>&1 ||
-		why="no baseline (exit $?)"
+	# The listener's chunk pool is registered by the first chunked Call
+	# and kept (the listener's own), so it belongs in the baseline: one
+	# chunked Call first, then the baseline once its connection is gone.
+	timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/soak_client" -W \
+		-a "$srv" -b "$cli" -p $port >"$work/$name.warmup" 2>&1 ||
+		why="warm-up failed (exit $?)"
+	i=0
+	while [ -z "$why" ]; do
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m status \
+			-a "$srv" -b "$cli" -p $port >"$work/$name.peer" 2>&1 ||
+			why="no baseline (exit $?)"
+		conns=$(sed -n 's/^status [0-9]* [0-9]* \([0-9]*\) .*/\1/p' "$work/$name.peer")
+		[ "$conns" = 1 ] || [ $i -ge 50 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
 	base=$(sed -n 's/^status \([0-9]*\) \([0-9]*\) .*/\1:\2/p' "$work/$name.peer")
 	if [ -z "$why" ]; then
 		RPCRDMA_RECONNECT_TRIES=0 timeout 100 $RPCRDMA_CLIENT_EXEC $cargs \
