@@ -147,6 +147,8 @@ restartmid server-restarted-mid-call
 # traffic through loopback instead.
 link_set() {
 	if [ "$kind" = rxe ]; then
+		# The guest does not load qdisc modules by itself.
+		[ "$1" = down ] && modprobe sch_netem 2>>"$work/$name.cut"
 		for d in rxeC rxeS; do
 			if [ "$1" = down ]; then
 				tc qdisc add dev $d root netem loss 100% 2>>"$work/$name.cut" &&
