@@ -143,6 +143,23 @@ static uint8_t *seen_of(struct clnt_rdma *cr, rpcproc_t proc, bool ddp)
 /* An accepted Reply with void results: 6 words and a verifier body. */
 #define RPCRDMA_VOID_REPLY_MAX (6 * 4 + MAX_AUTH_BYTES)
 
+static bool void_results(xdrproc_t xres)
+{
+	return xres == (xdrproc_t)(void (*)(void))xdr_void;
+}
+
+static uint32_t hint_of(const struct clnt_rdma *cr, rpcproc_t proc)
+{
+	return proc < RPCRDMA_MAX_HINTS ? cr->cr_hints[proc] : 0;
+}
+
+/* Whether this call's Reply chunk is left to what Replies taught. */
+static bool learned(const struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres)
+{
+	return cr->cr_x.rx_opts.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO &&
+	       !void_results(xres) && !hint_of(cr, proc);
+}
+
 /*
  * The bound on this call's Reply: void results surely fit inline (an
  * accepted reply header and a verifier); else the procedure's hint, if
@@ -156,12 +173,10 @@ uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc,
 {
 	enum rpcrdma_reply_seen seen;
 
-	if (xres == (xdrproc_t)(void (*)(void))xdr_void)
+	if (void_results(xres))
 		return RPCRDMA_VOID_REPLY_MAX;
-	if (proc < RPCRDMA_MAX_HINTS && cr->cr_hints[proc])
-		return cr->cr_hints[proc];
-	if (cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_AUTO)
-		return 0;
+	if (!learned(cr, proc, xres))
+		return hint_of(cr, proc);
 	seen = (enum rpcrdma_reply_seen)__atomic_load_n(seen_of(cr, proc, ddp),
 							__ATOMIC_RELAXED);
 	return rpcrdma_offer_unknown(seen, cr->cr_cheap_reply) ?
@@ -183,10 +198,7 @@ bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc,
 	uint8_t *seen = seen_of(cr, proc, ch->rc_has_write);
 	enum rpcrdma_reply_seen was, now;
 
-	if (cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_AUTO ||
-	    xres == (xdrproc_t)(void (*)(void))xdr_void ||
-	    (proc < RPCRDMA_MAX_HINTS && cr->cr_hints[proc]) ||
-	    !cr->cr_x.rx_opts.ro_max_reply)
+	if (!learned(cr, proc, xres) || !cr->cr_x.rx_opts.ro_max_reply)
 		return false;
 	if (rq->rq_state != RQ_REPLIED && !refused)
 		return false;

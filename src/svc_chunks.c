@@ -33,48 +33,43 @@ void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c)
 }
 
 /*
- * Rebuild the Call whose inline part is inl: the inline pieces copied,
- * the Read chunks pulled straight into place, their roundup zeroed.
- * Returns 0 with the Call at *msgp, in ct->ct_callbuf until the Call is
- * answered; -EBADMSG (a bad read list) or -EMSGSIZE (over a limit):
- * answer ERR_CHUNK, nothing was read; -ENOMEM; or the connection's
- * failure (-ETIMEDOUT: its Reads stalled, the caller tears it down).
+ * Rebuild the Call whose inline part is inl by the map the receive
+ * verdict planned (svc_recv.c, within the connection's limits): the
+ * inline pieces copied, the Read chunks pulled straight into place, their
+ * roundup zeroed.  Returns 0 with the Call at *msgp, in ct->ct_callbuf
+ * until the Call is answered; -ENOMEM (answer ERR_CHUNK, nothing was
+ * read); or the connection's failure (-ETIMEDOUT: its Reads stalled, the
+ * caller tears it down).
  */
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const uint8_t *inl, uint32_t inl_len, char **msgp,
-		       uint32_t *lenp)
+		       const struct rpcrdma_call_map *m, const uint8_t *inl,
+		       char **msgp, uint32_t *lenp)
 {
 	struct rpcrdma_sge local[RPCRDMA_MAX_READ_SEGS];
 	struct rpcrdma_remote rem[RPCRDMA_MAX_READ_SEGS];
-	struct rpcrdma_chunk_limits lim;
 	struct timespec deadline;
-	struct rpcrdma_call_map m;
 	struct svc_rdma_buf *b = &ct->ct_callbuf;
 	unsigned int i;
 	int rc;
 
-	svc_rdma_chunk_limits(c, &lim);
-	rc = rpcrdma_map_call(&ct->ct_hdr, inl_len, &lim, &m);
-	if (rc)
-		return rc;
 	/* Only the bytes this Call needs (the last Call gave its back). */
-	rc = svc_rdma_buf_get(c, m.cm_len, b);
+	rc = svc_rdma_buf_get(c, m->cm_len, b);
 	if (rc)
 		return rc;
-	for (i = 0; i < m.cm_ncopies; i++)
-		memcpy(b->sb_mem + m.cm_copies[i].cc_dst,
-		       inl + m.cm_copies[i].cc_src, m.cm_copies[i].cc_len);
-	for (i = 0; i < m.cm_nzeros; i++)
-		memset(b->sb_mem + m.cm_zeros[i].zr_dst, 0, m.cm_zeros[i].zr_len);
-	for (i = 0; i < m.cm_npulls; i++) {
-		local[i].sg_addr = (uintptr_t)(b->sb_mem + m.cm_pulls[i].pl_dst);
-		local[i].sg_len = m.cm_pulls[i].pl_seg.rs_length;
+	for (i = 0; i < m->cm_ncopies; i++)
+		memcpy(b->sb_mem + m->cm_copies[i].cc_dst,
+		       inl + m->cm_copies[i].cc_src, m->cm_copies[i].cc_len);
+	for (i = 0; i < m->cm_nzeros; i++)
+		memset(b->sb_mem + m->cm_zeros[i].zr_dst, 0, m->cm_zeros[i].zr_len);
+	for (i = 0; i < m->cm_npulls; i++) {
+		local[i].sg_addr = (uintptr_t)(b->sb_mem + m->cm_pulls[i].pl_dst);
+		local[i].sg_len = m->cm_pulls[i].pl_seg.rs_length;
 		local[i].sg_lkey = b->sb_lkey;
-		rem[i].rm_addr = m.cm_pulls[i].pl_seg.rs_offset;
-		rem[i].rm_rkey = m.cm_pulls[i].pl_seg.rs_handle;
+		rem[i].rm_addr = m->cm_pulls[i].pl_seg.rs_offset;
+		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.rs_handle;
 	}
 	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
-	rc = rpcrdma_rw_move(&c->sc_x, &ct->ct_rw, 0, local, rem, m.cm_npulls,
+	rc = rpcrdma_rw_move(&c->sc_x, &ct->ct_rw, 0, local, rem, m->cm_npulls,
 			     &deadline);
 	if (rc) {
 		svc_rdma_buf_hold(c, b);
@@ -84,14 +79,14 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	pthread_mutex_lock(&c->sc_x.rx_lock);
 	if (ct->ct_hdr.rh_proc == RPCRDMA_NOMSG) {
 		c->sc_x.rx_stats.rs_long_calls++;
-		c->sc_x.rx_stats.rs_long_call_bytes += m.cm_chunk_bytes;
+		c->sc_x.rx_stats.rs_long_call_bytes += m->cm_chunk_bytes;
 	} else {
 		c->sc_x.rx_stats.rs_read_chunk_calls++;
-		c->sc_x.rx_stats.rs_read_chunk_bytes += m.cm_chunk_bytes;
+		c->sc_x.rx_stats.rs_read_chunk_bytes += m->cm_chunk_bytes;
 	}
 	pthread_mutex_unlock(&c->sc_x.rx_lock);
 	*msgp = b->sb_mem;
-	*lenp = m.cm_len;
+	*lenp = m->cm_len;
 	return 0;
 }
 

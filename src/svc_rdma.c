@@ -288,15 +288,13 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		count_bad_call(c);
 		return -1;
 	}
-	rc = svc_rdma_pull_call(c, ct, rep->rr_buf + rv.rv_off, rv.rv_len, msgp,
-				lenp);
+	rc = svc_rdma_pull_call(c, ct, &rv.rv_map, rep->rr_buf + rv.rv_off,
+				msgp, lenp);
 	if (!rc)
 		return 0;
 	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
 		    h->rh_xid, rc);
-	if (rc == -EBADMSG || rc == -EMSGSIZE || rc == -ENOMEM) {
-		if (rc == -EMSGSIZE)
-			svc_rdma_count_chunk_limit(c);
+	if (rc == -ENOMEM) {
 		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	}

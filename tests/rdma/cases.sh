@@ -462,10 +462,7 @@ killedclient() {
 	timeout 200 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
-	i=0
-	while [ ! -e "$ready" ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$ready" $spid
 	why=
 	# The listener's chunk pool is registered by the first chunked Call
 	# and kept (the listener's own), so it belongs in the baseline: one
@@ -487,10 +484,7 @@ killedclient() {
 		RPCRDMA_RECONNECT_TRIES=0 timeout 100 $RPCRDMA_CLIENT_EXEC $cargs \
 			-p $port >"$work/$name.client" 2>&1 &
 		cpid=$!
-		i=0
-		while [ ! -e "$flag" ] && kill -0 $cpid 2>/dev/null && [ $i -lt 600 ]; do
-			sleep 0.05; i=$((i + 1))
-		done
+		wait_for "$flag" $cpid
 		# Let the Call (and its chunks) reach the server, then kill the
 		# client itself (cpid is its timeout wrapper), by its flag path.
 		sleep 1
@@ -547,10 +541,7 @@ stall() {
 		-b "$cli" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
 		>"$work/$name.peer" 2>&1 &
 	ppid=$!
-	i=0
-	while [ ! -e "$sent" ] && kill -0 $ppid 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_for "$sent" $ppid
 	why=
 	[ -e "$sent" ] || why="the peer's Calls never went out"
 	# The bystander, then a new connection, each within 60 s.
