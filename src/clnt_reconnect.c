@@ -126,6 +126,22 @@ static void reset_sends(struct rpcrdma_xprt *x)
 }
 
 /*
+ * The windows bound through the old QP go before it does, endpoint
+ * taken.  rxe keeps a reference on the QP for each type-2 window bound
+ * through it: a QP destroyed first waits 10 s for them, fails, and the
+ * window's dealloc later drops a reference on a freed QP (a kernel
+ * use-after-free seen on 6.12).  Each slot binds a fresh window on the
+ * new connection (marshal_reply); callers only clear flags meanwhile.
+ */
+static void drop_windows(struct clnt_rdma *cr)
+{
+	uint32_t i;
+
+	for (i = 0; i < cr->cr_nslots; i++)
+		rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
+}
+
+/*
  * One round, run by the progress thread when kicked: take the endpoint
  * (no caller posting, nobody reaping), drop the old connection, connect
  * again until it works, the tries or the time run out, or the CLIENT is
@@ -154,6 +170,7 @@ int cr_reconnect(struct clnt_rdma *cr)
 	cr->cr_polling = 1;		/* nobody else reaps until we are done */
 	pthread_mutex_unlock(&x->rx_lock);
 
+	drop_windows(cr);
 	rpcrdma_ep_drop_conn(&x->rx_ep);
 	pthread_mutex_lock(&x->rx_lock);
 	reset_sends(x);

@@ -49,6 +49,8 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	  OFF(ro_pool_size), "server: registered chunk pool per device; 0: none" },
 	{ "max_connections", RPCRDMA_CT_UINT, 0, 1000000, 0, 0, 0, NULL, S,
 	  OFF(ro_max_connections), "server: connections per listener; 0: no limit" },
+	{ "max_conn_memory", RPCRDMA_CT_SIZE, 0, 4095u << 20, 0, 0, 0, NULL, S,
+	  OFF(ro_max_conn_memory), "server: memory one connection may hold, rings and chunks; 0: no limit" },
 	{ "idle_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 0, 0, 1000, NULL, S,
 	  OFF(ro_idle_timeout_ms), "server: close a connection without a Call this long; 0: never" },
 	{ "connect_timeout_ms", RPCRDMA_CT_DURATION, 1, 600000, 5000, 0, 1000, NULL, C,

@@ -2,13 +2,16 @@
  * A server's view of who it serves and how many: each connection SVCXPRT
  * carries the peer's address (svc_getrpccaller) and the local one
  * (xp_ltaddr); a listener refuses connections past max_connections; a
- * Call of another RPC version is told so.  Decisions only, no verbs.
+ * connection holds no more than max_conn_memory; a Call of another RPC
+ * version is told so.  Decisions only, no verbs.
  */
 #include "config.h"
+#include <errno.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <infiniband/ib.h>
 #include <arpa/inet.h>
+#include "pool.h"
 #include "svc_limits.h"
 
 static socklen_t sa_len(const struct sockaddr *sa)
@@ -64,6 +67,74 @@ void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
 int svc_rdma_may_accept(uint32_t nconns, uint32_t max)
 {
 	return !max || nconns < max;
+}
+
+uint64_t svc_rdma_mem_cost(uint64_t len)
+{
+	const uint64_t u = RPCRDMA_POOL_UNIT;
+
+	if (!len)
+		return u;
+	if (len > UINT64_MAX - u)
+		return UINT64_MAX;	/* more than any limit grants */
+	return (len + u - 1) / u * u;
+}
+
+uint64_t svc_rdma_ring_bytes(uint32_t nrecv, uint32_t recv_size,
+			     uint32_t nsend, uint32_t send_size,
+			     uint64_t scratch)
+{
+	/* 32 x 32 bits: each product fits; so does their sum with scratch
+	 * as large as any allocation can be. */
+	return (uint64_t)nrecv * recv_size + (uint64_t)nsend * send_size +
+	       scratch;
+}
+
+int svc_rdma_mem_rings_fit(const struct svc_rdma_mem *m)
+{
+	return !m->sm_limit || m->sm_rings <= m->sm_limit;
+}
+
+/* What the limit leaves for chunks now (no limit: everything). */
+static uint64_t mem_left(const struct svc_rdma_mem *m)
+{
+	uint64_t used = m->sm_rings + m->sm_chunks;
+
+	if (!m->sm_limit)
+		return UINT64_MAX;
+	return used >= m->sm_limit ? 0 : m->sm_limit - used;
+}
+
+int svc_rdma_mem_take(struct svc_rdma_mem *m, uint64_t len)
+{
+	uint64_t cost = svc_rdma_mem_cost(len);
+
+	if (cost > mem_left(m))
+		return -ENOBUFS;
+	m->sm_chunks += cost;
+	return 0;
+}
+
+void svc_rdma_mem_give(struct svc_rdma_mem *m, uint64_t len)
+{
+	uint64_t cost = svc_rdma_mem_cost(len);
+
+	m->sm_chunks = cost > m->sm_chunks ? 0 : m->sm_chunks - cost;
+}
+
+void svc_rdma_mem_trim(struct svc_rdma_mem *m, uint64_t len, uint64_t keep)
+{
+	if (keep >= len)
+		return;
+	svc_rdma_mem_give(m, len);
+	m->sm_chunks += svc_rdma_mem_cost(keep);
+}
+
+uint64_t svc_rdma_mem_room(const struct svc_rdma_mem *m, uint64_t want)
+{
+	uint64_t left = mem_left(m) / RPCRDMA_POOL_UNIT * RPCRDMA_POOL_UNIT;
+
+	return want < left ? want : left;
 }
 
 /*

@@ -193,6 +193,13 @@ int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
 	if (!len)
 		len = 1;
 	pthread_mutex_lock(&d->sd_lock);
+	if (svc_rdma_mem_take(&c->sc_mem, len)) {
+		pthread_mutex_unlock(&d->sd_lock);
+		RPCRDMA_DBG("conn %p: %zu chunk bytes over max_conn_memory",
+			    (void *)c, len);
+		svc_rdma_count_mem_limit(c);
+		return -ENOMEM;
+	}
 	own_region_locked(d);
 	for (r = d->sd_regions; r; r = r->rg_next)
 		if (!rpcrdma_pool_take(&r->rg_pool, len, &off))
@@ -226,8 +233,28 @@ int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
 
 out_nomem:
 	b->sb_mem = NULL;
+	pthread_mutex_lock(&d->sd_lock);
+	svc_rdma_mem_give(&c->sc_mem, len);
+	pthread_mutex_unlock(&d->sd_lock);
 	count(c, &st->rs_pool_failures);
 	return -ENOMEM;
+}
+
+/* How much of want max_conn_memory lets this connection take now. */
+size_t svc_rdma_buf_room(struct svc_rdma_conn *c, size_t want)
+{
+	struct svc_rdma_dev *d = c->sc_dev;
+	uint64_t room;
+
+	pthread_mutex_lock(&d->sd_lock);
+	room = svc_rdma_mem_room(&c->sc_mem, want);
+	pthread_mutex_unlock(&d->sd_lock);
+	return (size_t)room;
+}
+
+void svc_rdma_count_mem_limit(struct svc_rdma_conn *c)
+{
+	count(c, &c->sc_x.rx_stats.rs_conn_mem_limit);
 }
 
 /* Keep the first keep bytes of b: a Reply smaller than the room taken. */
@@ -240,6 +267,7 @@ void svc_rdma_buf_trim(struct svc_rdma_conn *c, struct svc_rdma_buf *b,
 		return;
 	pthread_mutex_lock(&d->sd_lock);
 	rpcrdma_pool_trim(&b->sb_reg->rg_pool, b->sb_off, b->sb_len, keep);
+	svc_rdma_mem_trim(&c->sc_mem, b->sb_len, keep);
 	pthread_mutex_unlock(&d->sd_lock);
 	b->sb_len = keep;
 }
@@ -253,14 +281,14 @@ void svc_rdma_buf_put(struct svc_rdma_conn *c, struct svc_rdma_buf *b)
 	if (b->sb_reg) {
 		pthread_mutex_lock(&d->sd_lock);
 		rpcrdma_pool_give(&b->sb_reg->rg_pool, b->sb_off, b->sb_len);
-		pthread_mutex_unlock(&d->sd_lock);
 	} else {
 		rpcrdma_dereg_mem(b->sb_mr);
 		free(b->sb_mem);
 		pthread_mutex_lock(&d->sd_lock);
 		d->sd_pinned -= b->sb_len;
-		pthread_mutex_unlock(&d->sd_lock);
 	}
+	svc_rdma_mem_give(&c->sc_mem, b->sb_len);
+	pthread_mutex_unlock(&d->sd_lock);
 	memset(b, 0, sizeof(*b));
 }
 

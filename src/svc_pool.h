@@ -63,6 +63,8 @@ void svc_rdma_devs_pinned(struct svc_rdma_listener *l, uint64_t *now,
 
 int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
 		     struct svc_rdma_buf *b);
+size_t svc_rdma_buf_room(struct svc_rdma_conn *c, size_t want);
+void svc_rdma_count_mem_limit(struct svc_rdma_conn *c);
 void svc_rdma_buf_trim(struct svc_rdma_conn *c, struct svc_rdma_buf *b,
 		       size_t keep);
 void svc_rdma_buf_put(struct svc_rdma_conn *c, struct svc_rdma_buf *b);

@@ -283,7 +283,7 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 	struct svc_rdma_buf b;
 	struct rpcrdma_xdr_buf xb;
 	int64_t room;
-	size_t len;
+	size_t len, offered;
 	int rc;
 
 	if (!ct->ct_hdr.rh_has_reply)
@@ -296,11 +296,21 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 		return -EMSGSIZE;
 	if (room > SVC_RDMA_MAX_REPLY)
 		room = SVC_RDMA_MAX_REPLY;
+	/* Under max_conn_memory the room may be less than the chunk: a Reply
+	 * that then does not fit is that limit's refusal. */
+	offered = (size_t)room;
+	room = (int64_t)svc_rdma_buf_room(c, offered);
+	if (!room) {
+		svc_rdma_count_mem_limit(c);
+		return -EMSGSIZE;
+	}
 	rc = svc_rdma_buf_get(c, (size_t)room, &b);
 	if (rc)
 		return rc;
 	/* Threshold 0: every byte copied, so the Reply is b's first len. */
 	rc = encode_reply(xprt, msg, rb, &xb, b.sb_mem, (uint32_t)room, 0);
+	if (rc == -EMSGSIZE && (size_t)room < offered)
+		svc_rdma_count_mem_limit(c);
 	len = rpcrdma_xdrbuf_len(&xb);
 	if (!rc) {
 		svc_rdma_chunk_limits(c, &lim);

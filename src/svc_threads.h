@@ -58,6 +58,7 @@ struct svc_rdma_conn {
 	struct svc_rdma_addr sc_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
 	int sc_lost;			/* the peer or fabric ended it (rx_lock) */
 	uint64_t sc_last_call_ns;	/* a Call last came (idle_timeout_ms) */
+	struct svc_rdma_mem sc_mem;	/* max_conn_memory (sc_dev->sd_lock) */
 };
 
 /* The service threads of one listener (threaded mode only). */
@@ -95,6 +96,10 @@ void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
 int svc_rdma_conn_reap(struct svc_rdma_conn *c);
 void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
+void svc_rdma_conn_reap_wait(void *arg);
+void svc_rdma_conn_xprt_init(struct svc_rdma_conn *c, int fd);
+
+/* svc_accept.c: connection requests, and connections the CM says are gone. */
 void svc_rdma_lst_events(struct svc_rdma_listener *l);
 
 /* svc_idle.c: idle_timeout_ms. */

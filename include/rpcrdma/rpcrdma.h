@@ -76,6 +76,7 @@ struct rpcrdma_options {
 	uint32_t ro_max_chunks;		/* server: chunks in a read list or a write list */
 	uint32_t ro_max_connections;	/* server: connections per listener; 0: no limit */
 	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
+	uint32_t ro_max_conn_memory;	/* server: bytes one connection may hold; 0: no limit */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
 };
 
@@ -146,6 +147,7 @@ struct rpcrdma_stats {
 	uint64_t rs_conns_lost;		/* server: connections the peer closed or the fabric lost */
 	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
 	uint64_t rs_idle_closed;	/* server: connections closed after idle_timeout_ms without a Call */
+	uint64_t rs_conn_mem_limit;	/* server: Calls answered ERR_CHUNK, connections refused, for max_conn_memory */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

@@ -405,6 +405,37 @@ limits_case() {
 }
 limits_case
 
+# max_conn_memory: three 64 KiB units beyond the rings.  Calls whose
+# chunks, or whose Reply, would go past it get ERR_CHUNK (four, counted in
+# rs_conn_mem_limit), the others are served, byte-exact, before and after;
+# under svc_run() and with service threads.  Then a limit below the rings:
+# every connection refused, counted, and the server stops cleanly.
+memory_case() {
+	mc=$1 sargs=$2
+	pair $mc "$b/tests/rdma/echo_server $sargs -m 196608 -a $srv" \
+		"$b/tests/rdma/chunk_client -m -a $srv -b $cli"
+	counted=$(sed -n 's/^server: chunk_limit .* conn_mem_limit \([0-9]*\)$/\1/p' "$work/$mc.server")
+	if [ "$counted" = 4 ]; then
+		echo "ok - $kind: $mc-counted # rs_conn_mem_limit $counted"
+	else
+		echo "not ok - $kind: $mc-counted (rs_conn_mem_limit '$counted', 4 Calls over)"
+		failed=1
+	fi
+}
+memory_case conn-memory ""
+memory_case conn-memory-threaded "-j 2"
+pair conn-memory-rings \
+	"env RPCRDMA_MAX_CONN_MEMORY=64K $b/tests/rdma/echo_server -l -x 1 -a $srv" \
+	"$b/tests/rdma/chunk_client -g -a $srv -b $cli"
+counted=$(sed -n 's/^server: chunk_limit .* conn_mem_limit \([0-9]*\)$/\1/p' "$work/conn-memory-rings.server")
+refused=$(sed -n 's/^server: calls .* refused \([0-9]*\) .*/\1/p' "$work/conn-memory-rings.server")
+if [ "$counted" = 1 ] && [ "$refused" = 1 ]; then
+	echo "ok - $kind: conn-memory-rings-counted # refused $refused"
+else
+	echo "not ok - $kind: conn-memory-rings-counted (rs_conn_mem_limit '$counted', rs_conns_refused '$refused', 1 expected)"
+	failed=1
+fi
+
 # The caller's and the local address (svc_getrpccaller, xp_ltaddr) of
 # every Call, and the listener's own xp_ltaddr, against the test bed's.
 pair caller-address \

@@ -16,6 +16,9 @@
  * -M BYTES alone, against echo_server under max_chunk_bytes BYTES: a Reply
  * of exactly BYTES comes back, one 4 bytes longer and a Call 4 bytes over
  * fail with ERR_CHUNK (counted in rs_err_chunk), and the next call works.
+ * -m alone, against echo_server -m 196608: Calls and Replies over the
+ * connection's max_conn_memory fail with ERR_CHUNK, the others work.
+ * -g: the connection must be refused (its rings exceed max_conn_memory).
  */
 #include "config.h"
 #include <errno.h>
@@ -233,35 +236,40 @@ static void words(CLIENT *cl)
 	free(in);
 }
 
-/* The server's max_chunk_bytes is limit: at it served, over it refused. */
-static int limit_run(CLIENT *cl, unsigned limit)
+/*
+ * rounds times an echo of ok bytes served, then each of the two in over
+ * refused with ERR_CHUNK (counted once in rs_err_chunk); ok served again
+ * after, so the refusals left the connection working and held nothing.
+ */
+static int refusal_run(CLIENT *cl, unsigned ok, const unsigned over[2],
+		       unsigned rounds, const char *what)
 {
-	/* The Reply: 24 bytes of RPC header, 4 of length, the data. */
-	const unsigned at = limit - 28, over[] = { limit - 24, limit + 4 };
 	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 	struct rpcrdma_stats s0, s;
 	enum clnt_stat st;
-	unsigned i;
+	unsigned i, round;
 
-	if (!in || !out || limit < 8192 || limit % 4 || limit + 4 > MAXSZ)
-		die("-M %u: cannot test this limit", limit);
-	if (echo(cl, in, out, at, 1, 0, 1) != RPC_SUCCESS)
-		die("a Reply of %u bytes, at the limit: %s", limit,
-		    clnt_sperror(cl, "ECHO"));
-	for (i = 0; i < 2; i++) {
-		s0 = stats(cl);
-		st = echo(cl, in, out, over[i], 2, 0, 0);
-		s = stats(cl);
-		printf("chunk_client: echo of %u bytes: %s, err_chunk +%llu\n",
-		       over[i], clnt_sperrno(st),
-		       (unsigned long long)(s.rs_err_chunk - s0.rs_err_chunk));
-		if (st == RPC_SUCCESS || s.rs_err_chunk != s0.rs_err_chunk + 1)
-			die("echo of %u bytes, over the limit, was not refused "
-			    "with ERR_CHUNK", over[i]);
+	if (!in || !out)
+		die("out of memory");
+	for (round = 0; round < rounds; round++) {
+		if (echo(cl, in, out, ok, 1 + round, 0, 1) != RPC_SUCCESS)
+			die("an echo of %u bytes, within %s: %s", ok, what,
+			    clnt_sperror(cl, "ECHO"));
+		for (i = 0; i < 2; i++) {
+			s0 = stats(cl);
+			st = echo(cl, in, out, over[i], 2, 0, 0);
+			s = stats(cl);
+			printf("chunk_client: echo of %u bytes: %s, err_chunk +%llu\n",
+			       over[i], clnt_sperrno(st),
+			       (unsigned long long)(s.rs_err_chunk - s0.rs_err_chunk));
+			if (st == RPC_SUCCESS || s.rs_err_chunk != s0.rs_err_chunk + 1)
+				die("echo of %u bytes, over %s, was not refused "
+				    "with ERR_CHUNK", over[i], what);
+		}
 	}
-	if (echo(cl, in, out, at, 3, 0, 1) != RPC_SUCCESS)
+	if (echo(cl, in, out, ok, 1 + rounds, 0, 1) != RPC_SUCCESS)
 		die("after the refusals: %s", clnt_sperror(cl, "ECHO"));
-	printf("chunk_client: %u Calls over the limits\n", 2u);
+	printf("chunk_client: %u Calls over the limits\n", 2 * rounds);
 	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
 	clnt_destroy(cl);
@@ -269,6 +277,17 @@ static int limit_run(CLIENT *cl, unsigned limit)
 	free(out);
 	printf("chunk_client: ok\n");
 	return 0;
+}
+
+/* The server's max_chunk_bytes is limit: at it served, over it refused. */
+static int limit_run(CLIENT *cl, unsigned limit)
+{
+	/* The Reply: 24 bytes of RPC header, 4 of length, the data. */
+	const unsigned over[] = { limit - 24, limit + 4 };
+
+	if (limit < 8192 || limit % 4 || limit + 4 > MAXSZ)
+		die("-M %u: cannot test this limit", limit);
+	return refusal_run(cl, limit - 28, over, 1, "max_chunk_bytes");
 }
 
 static int parse(const char *v, const char *const *names, int n)
@@ -282,6 +301,33 @@ static int parse(const char *v, const char *const *names, int n)
 	return 0;
 }
 
+/*
+ * The server's max_conn_memory leaves three 64 KiB units beyond the
+ * rings (echo_server -m 196608): an echo of 32 KiB (a unit for the Call,
+ * one for the Reply) is served; one whose Call takes two units leaves too
+ * little for its Reply, one whose Call needs four is refused before it is
+ * read: each ERR_CHUNK.  Twice, then served again: nothing stayed held.
+ */
+static int conn_memory_run(CLIENT *cl)
+{
+	const unsigned over[] = { 2 * 65536 - 4096, 200000 };
+
+	return refusal_run(cl, 32768, over, 2, "max_conn_memory");
+}
+
+/* The server refuses every connection (rings over max_conn_memory). */
+static int refused_run(const char *addr, const char *port,
+		       struct rpcrdma_options *o)
+{
+	CLIENT *cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, o);
+
+	if (cl)
+		die("connected, though the server's rings exceed max_conn_memory");
+	printf("chunk_client: refused: %s\n", clnt_spcreateerror(addr));
+	printf("chunk_client: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const callk[] = { "auto", "read", "long" };
@@ -292,7 +338,7 @@ int main(int argc, char **argv)
 	struct worker *w;
 	unsigned threads = 4, i, calls;
 	int c, hostile_test = 0, stale = 0, learning = -1, words_test = 0;
-	int abandon = 0;
+	int abandon = 0, conn_memory = 0, refused = 0;
 	unsigned limit = 0;
 	uint64_t bytes = 0;
 	CLIENT *cl;
@@ -301,7 +347,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:F:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:F:mg")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -317,14 +363,19 @@ int main(int argc, char **argv)
 		case 'A': abandon = 1; break;
 		case 'M': limit = (unsigned)atoi(optarg); break;
 		case 'F': flag = optarg; until_killed = 1; break;
+		case 'm': conn_memory = 1; break;
+		case 'g': refused = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
 		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
-		    "[-L cheap|costly] [-w] [-A] [-M BYTES] [-F FLAG: run until killed]");
+		    "[-L cheap|costly] [-w] [-A] [-M BYTES] [-F FLAG: run until killed] "
+		    "[-m: max_conn_memory] [-g: expect refusal]");
 	alarm(110);
+	if (refused)
+		return refused_run(addr, port, &o);
 	if (learning >= 0) {
 		learn(addr, port, &o, learning);
 		return 0;
@@ -336,6 +387,8 @@ int main(int argc, char **argv)
 	}
 	if (limit)
 		return limit_run(cl, limit);
+	if (conn_memory)
+		return conn_memory_run(cl);
 
 	/* -F: tell the test the calls start now; it kills us mid-way. */
 	if (flag) {

@@ -16,6 +16,9 @@
  * (svc_getrpccaller, xp_ltaddr), and the listener's own address at
  * start.  -M N sets max_connections, -i MS idle_timeout_ms.  ECHO_STATUS reports the process's
  * descriptors, pinned memory and the listener's connection counters.
+ * -m BYTES sets max_conn_memory to a connection's rings, by the formula
+ * of rpcrdma.conf(5), plus BYTES; -x N (with -l) stops the server once
+ * its listener has refused N connection requests.
  */
 #include "config.h"
 #include <errno.h>
@@ -422,13 +425,15 @@ int main(int argc, char **argv)
 	int own_loop = 0, strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
+	uint32_t threads = 0, inl = 4096;
+	unsigned long long conn_budget = 0, stop_refused = 0;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats st;
 	FILE *f;
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:P:F:cM:i:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:P:F:cM:i:m:x:")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -444,10 +449,16 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'j':
-			o.ro_svc_threads = (uint32_t)atoi(optarg);
+			o.ro_svc_threads = threads = (uint32_t)atoi(optarg);
 			break;
 		case 'T':
-			o.ro_inline_send = o.ro_inline_recv = (uint32_t)atoi(optarg);
+			o.ro_inline_send = o.ro_inline_recv = inl = (uint32_t)atoi(optarg);
+			break;
+		case 'm':
+			conn_budget = strtoull(optarg, NULL, 0);
+			break;
+		case 'x':
+			stop_refused = strtoull(optarg, NULL, 0);
 			break;
 		case 's':
 			strategy = strategy_parse(optarg);
@@ -477,6 +488,15 @@ int main(int argc, char **argv)
 	if (!addr || !port || !ready) {
 		fprintf(stderr, "usage: echo_server -a ADDR -p PORT -r READYFILE\n");
 		return 2;
+	}
+	if (conn_budget) {
+		/* max_requests x (inline_recv + inline_send), and one
+		 * inline_send of Reply scratch per thread serving at once. */
+		o.ro_max_requests = 32;
+		o.ro_max_conn_memory = (uint32_t)(32ull * 2 * inl +
+						  (uint64_t)inl * (threads ? threads : 1) +
+						  conn_budget);
+		printf("server: max_conn_memory %u\n", o.ro_max_conn_memory);
 	}
 	listener = svc_rdma_create(addr, port, &o);
 	if (!listener) {
@@ -513,11 +533,15 @@ int main(int argc, char **argv)
 		return 1;
 	if (own_loop) {
 		/* The program's own loop, as an event-driven server would. */
-		while (!stopping)
+		while (!stopping) {
 			if (svc_rdma_serve(listener, 1000) < 0) {
 				perror("svc_rdma_serve");
 				return 1;
 			}
+			if (stop_refused && !svc_rdma_get_stats(listener, &st) &&
+			    st.rs_conns_refused >= stop_refused)
+				stopping = 1;
+		}
 	} else {
 		svc_run();
 	}
@@ -535,9 +559,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_conns_lost,
 		       (unsigned long long)st.rs_conns_freed);
 	if (svc_rdma_get_stats(listener, &st) == 0)
-		printf("server: chunk_limit %llu too_large %llu\n",
+		printf("server: chunk_limit %llu too_large %llu conn_mem_limit %llu\n",
 		       (unsigned long long)st.rs_chunk_limit,
-		       (unsigned long long)st.rs_too_large);
+		       (unsigned long long)st.rs_too_large,
+		       (unsigned long long)st.rs_conn_mem_limit);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))

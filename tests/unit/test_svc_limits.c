@@ -3,7 +3,8 @@
  * address netbufs are copies sized to the family; max_connections admits
  * up to the limit (0: none); an RPC Call of another rpcvers is recognised,
  * with its xid, and nothing else is; a connection is idle once no Call
- * came for the timeout (0: never).
+ * came for the timeout (0: never); max_conn_memory counts rings and chunk
+ * buffers in pool units, refuses one unit over, and gives all back.
  */
 #include "config.h"
 #include <check.h>
@@ -11,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "pool.h"
 #include "svc_limits.h"
 
 START_TEST(netbufs)
@@ -51,6 +53,73 @@ START_TEST(max_connections)
 	ck_assert(svc_rdma_may_accept(2, 3));
 	ck_assert(!svc_rdma_may_accept(3, 3));
 	ck_assert(!svc_rdma_may_accept(4, 3));
+}
+END_TEST
+
+START_TEST(conn_memory)
+{
+	const uint64_t u = RPCRDMA_POOL_UNIT;
+	struct svc_rdma_mem m = { .sm_limit = 0 };
+
+	ck_assert_uint_eq(svc_rdma_mem_cost(0), u);
+	ck_assert_uint_eq(svc_rdma_mem_cost(1), u);
+	ck_assert_uint_eq(svc_rdma_mem_cost(u), u);
+	ck_assert_uint_eq(svc_rdma_mem_cost(u + 1), 2 * u);
+	ck_assert_uint_eq(svc_rdma_mem_cost(UINT64_MAX - u), UINT64_MAX - u + 1);
+	ck_assert_uint_eq(svc_rdma_mem_cost(UINT64_MAX), UINT64_MAX);
+	/* 32 receives and sends of 4 KiB and one 4 KiB scratch slice. */
+	ck_assert_uint_eq(svc_rdma_ring_bytes(32, 4096, 32, 4096, 4096),
+			  65 * 4096);
+	ck_assert_uint_eq(svc_rdma_ring_bytes(UINT32_MAX, UINT32_MAX, UINT32_MAX,
+					      UINT32_MAX, 0),
+			  2 * (uint64_t)UINT32_MAX * UINT32_MAX);
+
+	/* No limit: anything, and the rings always fit. */
+	m.sm_rings = 1ull << 40;
+	ck_assert(svc_rdma_mem_rings_fit(&m));
+	ck_assert_int_eq(svc_rdma_mem_take(&m, 1ull << 40), 0);
+	ck_assert_uint_eq(svc_rdma_mem_room(&m, 12345), 12345);
+
+	/* Rings of 100 KiB and three units of room after them. */
+	m = (struct svc_rdma_mem){ .sm_limit = 100 * 1024 + 3 * u,
+				   .sm_rings = 100 * 1024 };
+	ck_assert(svc_rdma_mem_rings_fit(&m));
+	ck_assert_uint_eq(svc_rdma_mem_room(&m, 1u << 20), 3 * u);
+	ck_assert_int_eq(svc_rdma_mem_take(&m, u + 1), 0);	/* two units */
+	ck_assert_uint_eq(m.sm_chunks, 2 * u);
+	ck_assert_uint_eq(svc_rdma_mem_room(&m, 1u << 20), u);
+	ck_assert_int_eq(svc_rdma_mem_take(&m, u + 1), -ENOBUFS);
+	ck_assert_uint_eq(m.sm_chunks, 2 * u);		/* nothing taken */
+	ck_assert_int_eq(svc_rdma_mem_take(&m, 1), 0);	/* exactly at it */
+	ck_assert_uint_eq(svc_rdma_mem_room(&m, 1u << 20), 0);
+	ck_assert_int_eq(svc_rdma_mem_take(&m, 0), -ENOBUFS);
+	svc_rdma_mem_give(&m, 1);
+	svc_rdma_mem_give(&m, u + 1);
+	ck_assert_uint_eq(m.sm_chunks, 0);
+	/* Trimmed from three units to one: two come back. */
+	ck_assert_int_eq(svc_rdma_mem_take(&m, 3 * u), 0);
+	svc_rdma_mem_trim(&m, 3 * u, 100);
+	ck_assert_uint_eq(m.sm_chunks, u);
+	svc_rdma_mem_trim(&m, 100, 200);	/* keep >= len: unchanged */
+	ck_assert_uint_eq(m.sm_chunks, u);
+	svc_rdma_mem_give(&m, 100);
+	ck_assert_uint_eq(m.sm_chunks, 0);
+	/* Given back more than held (never by the library): no wrap. */
+	svc_rdma_mem_give(&m, u);
+	ck_assert_uint_eq(m.sm_chunks, 0);
+
+	/* Rings over the limit: refused at accept, and no room at all. */
+	m = (struct svc_rdma_mem){ .sm_limit = 4096, .sm_rings = 4097 };
+	ck_assert(!svc_rdma_mem_rings_fit(&m));
+	ck_assert_uint_eq(svc_rdma_mem_room(&m, u), 0);
+	ck_assert_int_eq(svc_rdma_mem_take(&m, 1), -ENOBUFS);
+	m.sm_rings = 4096;
+	ck_assert(svc_rdma_mem_rings_fit(&m));
+	ck_assert_int_eq(svc_rdma_mem_take(&m, 1), -ENOBUFS);
+	/* The largest limit and lengths do not overflow. */
+	m = (struct svc_rdma_mem){ .sm_limit = UINT64_MAX, .sm_rings = 1 };
+	ck_assert_int_eq(svc_rdma_mem_take(&m, UINT64_MAX), -ENOBUFS);
+	ck_assert_int_eq(svc_rdma_mem_take(&m, UINT64_MAX / 2), 0);
 }
 END_TEST
 
@@ -111,6 +180,7 @@ int main(void)
 	tcase_add_test(tc, max_connections);
 	tcase_add_test(tc, rpcvers);
 	tcase_add_test(tc, idle);
+	tcase_add_test(tc, conn_memory);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

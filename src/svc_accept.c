@@ -1,0 +1,220 @@
+/*
+ * The listener's side of a connection's life: a CONNECT_REQUEST admitted
+ * (max_connections, then max_conn_memory once its rings exist) or refused
+ * and counted; the connection set up, accepted, handed to svc_run() or
+ * the service threads; CM events of connections gone.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "poller.h"
+#include "svc_threads.h"
+
+static void conn_free_early(struct svc_rdma_listener *l,
+			    struct svc_rdma_conn *c)
+{
+	svc_rdma_bufs_free(c);
+	rpcrdma_xprt_fini(&c->sc_x);
+	if (c->sc_dev)
+		svc_rdma_dev_put(l, c->sc_dev);
+	pthread_mutex_destroy(&c->sc_lock);
+	free(c->sc_queue);
+	free(c->sc_scratch);
+	free(c);
+}
+
+/* Below max_connections, counting every connection held, dead or not. */
+static int lst_has_room(struct svc_rdma_listener *l)
+{
+	struct svc_rdma_conn *c;
+	uint32_t held = 0;
+	int room;
+
+	pthread_mutex_lock(&l->sl_lock);
+	for (c = l->sl_conns; c; c = c->sc_next)
+		held++;
+	room = svc_rdma_may_accept(held, l->sl_opts.ro_max_connections);
+	pthread_mutex_unlock(&l->sl_lock);
+	if (!room)
+		RPCRDMA_DBG("listener: max_connections %u reached, refused",
+			    l->sl_opts.ro_max_connections);
+	return room;
+}
+
+/* Reject a request before anything is allocated for it, counted. */
+static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
+				     struct rdma_cm_event *ev)
+{
+	ev->id->context = NULL;
+	rdma_reject(ev->id, NULL, 0);
+	pthread_mutex_lock(&l->sl_lock);
+	l->sl_closed.rs_conns_refused++;
+	pthread_mutex_unlock(&l->sl_lock);
+	return ev->id;
+}
+
+/*
+ * max_conn_memory, as this connection's device resolved it: the rings
+ * just set up count first; a limit they alone exceed refuses it.
+ */
+static int conn_mem_init(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_xprt *x = &c->sc_x;
+	struct svc_rdma_mem *m = &c->sc_mem;
+
+	m->sm_limit = x->rx_opts.ro_max_conn_memory;
+	m->sm_rings = svc_rdma_ring_bytes(x->rx_ep.re_nrecv,
+					  x->rx_opts.ro_inline_recv,
+					  x->rx_opts.ro_max_requests,
+					  x->rx_opts.ro_inline_send,
+					  (uint64_t)x->rx_opts.ro_inline_send *
+					  c->sc_nslots);
+	if (svc_rdma_mem_rings_fit(m))
+		return 1;
+	RPCRDMA_DBG("accept: rings of %llu bytes over max_conn_memory %llu",
+		    (unsigned long long)m->sm_rings,
+		    (unsigned long long)m->sm_limit);
+	errno = ENOBUFS;
+	return 0;
+}
+
+/*
+ * A CONNECT_REQUEST: set the connection up, post receives, accept.  On
+ * failure the request is rejected and its id returned, to be destroyed
+ * once the event is acked (rdma_destroy_id waits for that).
+ */
+static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm_event *ev)
+{
+	struct svc_rdma_conn *c = calloc(1, sizeof(*c));
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
+	uint32_t i, slots = l->sl_pool.sp_nthreads ? l->sl_pool.sp_nthreads : 1;
+	struct rpcrdma_xprt *x;
+	int fd = -1;
+	ssize_t n;
+
+	if (!c || rpcrdma_xprt_init_conn(&c->sc_x, &l->sl_src)) {
+		free(c);
+		goto out_reject;
+	}
+	pthread_mutex_init(&c->sc_lock, NULL);
+	x = &c->sc_x;
+	x->rx_ep.re_id = ev->id;
+	x->rx_ep.re_cm_ch = l->sl_ch;
+	x->rx_ep.re_cm_shared = 1;
+	x->rx_reap = svc_rdma_conn_reap_wait;
+	x->rx_reap_arg = c;
+	ev->id->context = c;
+	rpcrdma_xprt_negotiate(x, ev->param.conn.private_data,
+			       ev->param.conn.private_data ?
+			       ev->param.conn.private_data_len : 0);
+	c->sc_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->sc_queue));
+	/* One Reply scratch slice per thread that may reply at once. */
+	c->sc_nslots = slots;
+	c->sc_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
+	/* Its device's entry: the PD every connection there shares. */
+	c->sc_dev = svc_rdma_dev_get(l, rpcrdma_id_verbs(ev->id));
+	if (c->sc_dev) {
+		x->rx_ep.re_pd = c->sc_dev->sd_pd;
+		x->rx_ep.re_pd_shared = 1;
+	}
+	/* Room for one chain of RDMA Reads or Writes per slot, and as many
+	 * Reads outstanding as the client offered to serve. */
+	x->rx_nrw = 16 * slots;
+	x->rx_ep.re_rd_depth = rpcrdma_rd_depth(&x->rx_ep, &ev->param.conn);
+	if (l->sl_pool.sp_nthreads)
+		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!c->sc_queue || !c->sc_scratch || !c->sc_dev ||
+	    (l->sl_pool.sp_nthreads && fd < 0) ||
+	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
+		goto out_free;
+	if (!conn_mem_init(c)) {
+		pthread_mutex_lock(&l->sl_lock);
+		l->sl_closed.rs_conn_mem_limit++;
+		pthread_mutex_unlock(&l->sl_lock);
+		goto out_free;
+	}
+	for (i = 0; i < x->rx_ep.re_nrecv; i++)
+		if (rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]))
+			goto out_free;
+	n = rpcrdma_xprt_private(x, pdata, sizeof(pdata));
+	if (n < 0 || rpcrdma_ep_accept(&x->rx_ep, pdata, (uint8_t)n))
+		goto out_free;
+
+	c->sc_lst = l;
+	c->sc_threaded = l->sl_pool.sp_nthreads > 0;
+	svc_rdma_conn_xprt_init(c, fd);
+	svc_rdma_set_conn_addrs(&c->sc_xprt, &c->sc_laddr, &c->sc_raddr, ev->id);
+	c->sc_last_call_ns = rpcrdma_poll_now_ns(NULL);
+	x->rx_stats.rs_conns_accepted++;
+	pthread_mutex_lock(&l->sl_lock);
+	c->sc_next = l->sl_conns;
+	l->sl_conns = c;
+	pthread_mutex_unlock(&l->sl_lock);
+	xprt_register(&c->sc_xprt);
+	return NULL;
+
+out_free:
+	RPCRDMA_DBG("accept failed: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (ev->id->qp)
+		rdma_destroy_qp(ev->id);
+	x->rx_ep.re_id = NULL;
+	conn_free_early(l, c);
+out_reject:
+	return lst_refuse(l, ev);
+}
+
+/* Handle every pending CM event: svc_run's lst_recv, or the leader. */
+void svc_rdma_lst_events(struct svc_rdma_listener *l)
+{
+	struct rdma_cm_event *ev;
+
+	while (!rdma_get_cm_event(l->sl_ch, &ev)) {
+		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
+		struct rdma_cm_id *refused = NULL;
+
+		RPCRDMA_DBG("listener: %s status %d", rdma_event_str(ev->event),
+			    ev->status);
+		switch (ev->event) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			refused = lst_has_room(l) ? lst_accept(l, ev) :
+						    lst_refuse(l, ev);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			break;
+		default:
+			/* Gone: the QP flushes, so svc_run sees XPRT_DIED. */
+			if (c && ev->id != l->sl_id) {
+				pthread_mutex_lock(&c->sc_x.rx_lock);
+				if (!c->sc_x.rx_dead)
+					c->sc_x.rx_dead = -ECONNRESET;
+				if (!c->sc_lost) {
+					c->sc_lost = 1;
+					c->sc_x.rx_stats.rs_conns_lost++;
+				}
+				pthread_mutex_unlock(&c->sc_x.rx_lock);
+				rdma_disconnect(ev->id);
+				gone = c;
+			}
+			break;
+		}
+		rdma_ack_cm_event(ev);
+		if (refused)
+			rdma_destroy_id(refused);
+		/*
+		 * Without service threads nobody else may ever destroy it: its
+		 * CQ fires only if flushes come after it was armed, which a
+		 * peer gone early (or siw after a terminate) does not give,
+		 * and svc_run() would keep its descriptor and memory for good.
+		 * Here, one thread serves everything, so nothing uses it now;
+		 * destroyed after the ack (rdma_destroy_id waits for acks).
+		 * Service threads: their leader collects dead connections.
+		 */
+		if (gone && !l->sl_pool.sp_nthreads)
+			svc_rdma_conn_destroy(gone);
+	}
+}
