@@ -140,7 +140,7 @@ restartmid() {
 }
 restartmid server-restarted-mid-call
 
-# linkcut NAME: the link is cut for 3 s with calls in flight; each
+# Link cuts with calls in flight: each call
 # returns within its timeout, and the same CLIENT works after.  siw: the
 # client's veth goes down.  rxe: both veths drop every packet (netem), as
 # with the two hosts in one namespace a veth set down only sends the
@@ -161,28 +161,29 @@ link_set() {
 		ip -n rpccli link set siwC "$1" 2>>"$work/$name.cut"
 	fi
 }
+# linkcut NAME SECS [-T]: the link is down for SECS with calls in flight.
 linkcut() {
-	name=$1; port=$((port + 1))
+	name=$1 secs=$2 lost=$3; port=$((port + 1))
 	ready=$work/$name.ready flag=$work/$name.calling
 	timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -j 4 \
 		-a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
 	timeout 110 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/fault_client" \
-		-a "$srv" -b "$cli" -p $port -W "$flag" >"$work/$name.client" 2>&1 &
+		-a "$srv" -b "$cli" -p $port -W "$flag" $lost >"$work/$name.client" 2>&1 &
 	cpid=$!
 	wait_for "$flag" $cpid
 	sleep 0.3
 	cut=ok
 	link_set down || cut=no
-	sleep 3
+	sleep $secs
 	link_set up || cut=no
 	wait $cpid
 	crc=$?
 	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
 	wait $spid
 	src=$?
-	# The calls sleep 1 s: through a 3 s cut none can be done in 1.5 s.
+	# The calls sleep 1 s: through a cut of seconds none is done in 1.5 s.
 	fast=$(grep -c ': RPC: Success after 1\.[0-4]' "$work/$name.client")
 	if [ $cut != ok ]; then
 		echo "ok - $kind: $name # SKIP the link could not be cut: $(head -n 1 "$work/$name.cut" 2>/dev/null)"
@@ -196,7 +197,12 @@ linkcut() {
 		failed=1
 	fi
 }
-linkcut link-cut-mid-call
+linkcut link-cut-mid-call 3
+# A cut longer than the calls' 8 s timeout: each call in flight fails
+# with RPC_TIMEDOUT within it, and the CLIENT works once the link is back.
+# Neither bed loses the connection to a cut of seconds (rxe retransmits
+# on, siw rides TCP's retransmissions), so this is what a caller sees.
+linkcut link-cut-outlasts-timeout 12 -T
 
 # The short soak: connections x calls in flight, mixed sizes, every Reply
 # verified, the server's descriptors and memory back after (soak.sh;

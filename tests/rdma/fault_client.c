@@ -8,7 +8,10 @@
  * reconnecting, counted.  -W FLAG: the harness takes the link down for a
  * few seconds once FLAG exists; every call in flight returns within its
  * timeout (done, retransmitted after reconnecting, or failed), and the
- * same CLIENT carries calls once the link is back.
+ * same CLIENT carries calls once the link is back.  -T with -W: the cut
+ * outlasts the calls' timeout, so every call in flight must fail with
+ * RPC_TIMEDOUT within it; the CLIENT works once the link is back, with
+ * the late Replies of those calls arriving on it.
  */
 #include "config.h"
 #include <pthread.h>
@@ -103,7 +106,7 @@ static void *cut_one(void *arg)
 	return NULL;
 }
 
-static void link_cut(CLIENT *cl, const char *flag)
+static void link_cut(CLIENT *cl, const char *flag, int outlasts)
 {
 	struct cut_call cc[CUT_CALLS];
 	struct rpcrdma_stats s;
@@ -125,6 +128,10 @@ static void link_cut(CLIENT *cl, const char *flag)
 		       "%.2f s\n", i, clnt_sperrno(cc[i].cc_st), cc[i].cc_secs);
 		if (cc[i].cc_secs > CUT_TIMEOUT + 1.5)
 			die("call %u outlived its %d s timeout", i, CUT_TIMEOUT);
+		if (outlasts && (cc[i].cc_st != RPC_TIMEDOUT ||
+				 cc[i].cc_secs < CUT_TIMEOUT - 0.5))
+			die("call %u was to time out after %d s, in the cut",
+			    i, CUT_TIMEOUT);
 		ok += cc[i].cc_st == RPC_SUCCESS;
 	}
 	/* The link comes back: the same CLIENT recovers. */
@@ -191,13 +198,13 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *flag = NULL, *cut = NULL;
 	struct rpcrdma_options o;
-	int c, starve = 0;
+	int c, starve = 0, outlasts = 0;
 	CLIENT *cl;
 
 	tu_name = "fault_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:Y:ZW:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:Y:ZW:T")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -205,11 +212,12 @@ int main(int argc, char **argv)
 		case 'Y': flag = optarg; break;
 		case 'Z': starve = 1; o.ro_max_requests = 2; break;
 		case 'W': cut = optarg; break;
+		case 'T': outlasts = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port || (!flag && !starve && !cut))
-		die("usage: fault_client -a ADDR [-b SRC] -p PORT -Y FLAG | -Z | -W FLAG");
+		die("usage: fault_client -a ADDR [-b SRC] -p PORT -Y FLAG | -Z | -W FLAG [-T]");
 	alarm(110);
 	cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o);
 	if (!cl)
@@ -218,7 +226,7 @@ int main(int argc, char **argv)
 	if (flag)
 		restarted(cl, flag);
 	else if (cut)
-		link_cut(cl, cut);
+		link_cut(cl, cut, outlasts);
 	else
 		starved(cl);
 	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
