@@ -169,6 +169,9 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		.ea_extra_wr = x->rx_extra_wr,
 	};
 	rc = rpcrdma_ep_setup(&x->rx_ep, &a);
+	if (rc && x->rx_ep.re_failed_step)
+		RPCRDMA_DBG("endpoint setup on %s: %s: %s", dev ? dev : "?",
+			    x->rx_ep.re_failed_step, strerror(-rc));
 
 	x->rx_stats.rs_inline_granted = x->rx_ep.re_inline_granted;
 	return rc;

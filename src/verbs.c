@@ -156,6 +156,16 @@ out_free_ai:
 }
 
 /*
+ * A verb failed: its errno, cleared before the call.  Providers may fail
+ * without setting one (libsiw, when the kernel could not map a queue),
+ * and a stale EAGAIN from a non-blocking channel would mislead.
+ */
+static int verbs_errno(void)
+{
+	return errno ? -errno : -ENOMEM;
+}
+
+/*
  * Create the QP asking for ea_max_inline bytes of inline data.  Providers
  * differ: rxe grants up to 512, siw refuses more than 80 with EINVAL, so on
  * EINVAL step down through smaller sizes to none.  The caller reads the
@@ -185,10 +195,11 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		attr.cap.max_send_sge = max_sge;
 		attr.cap.max_recv_sge = 1;
 		attr.cap.max_inline_data = want;
+		errno = 0;
 		if (!rdma_create_qp(ep->re_id, ep->re_pd, &attr))
 			break;
 		if (errno != EINVAL || want == 0)
-			return -errno;
+			return verbs_errno();
 		while (i < sizeof(steps) / sizeof(steps[0]) && steps[i] >= want)
 			i++;
 		want = i < sizeof(steps) / sizeof(steps[0]) ? steps[i] : 0;
@@ -227,6 +238,7 @@ const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
 
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
+	const char *what;
 	uint32_t i;
 	int rc;
 
@@ -236,37 +248,51 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		ep->re_pd_shared = 1;
 	else
 		ep->re_pd = ibv_alloc_pd(ep->re_id->verbs);
-	if (!ep->re_pd)
-		return -ENOMEM;
+	if (!ep->re_pd) {
+		rc = -ENOMEM;
+		what = "ibv_alloc_pd";
+		goto out_fail;
+	}
+	what = "ibv_create_comp_channel";
+	errno = 0;
 	ep->re_comp_ch = ibv_create_comp_channel(ep->re_id->verbs);
-	if (!ep->re_comp_ch)
-		return -errno;
+	if (!ep->re_comp_ch) {
+		rc = verbs_errno();
+		goto out_fail;
+	}
 	rc = set_nonblock(ep->re_comp_ch->fd);
 	if (rc)
-		return rc;
+		goto out_fail;
+	what = "ibv_create_cq";
+	errno = 0;
 	ep->re_cq = ibv_create_cq(ep->re_id->verbs,
 				  (int)(a->ea_nsend + a->ea_nrw + a->ea_extra_wr + a->ea_nrecv), ep,
 				  ep->re_comp_ch, 0);
-	if (!ep->re_cq)
-		return -errno;
+	if (!ep->re_cq) {
+		rc = verbs_errno();
+		goto out_fail;
+	}
+	what = "rdma_create_qp";
 	rc = create_qp(ep, a);
 	if (rc)
-		return rc;
+		goto out_fail;
 	ep->re_attr = *a;
 
 	ep->re_nrecv = a->ea_nrecv;
 	ep->re_recv_size = a->ea_recv_size;
+	what = "receive buffers";
 	rc = alloc_region(ep, a->ea_nrecv, a->ea_recv_size, &ep->re_recv_mem,
 			  &ep->re_recv_mr);
 	if (rc)
-		return rc;
+		goto out_fail;
 	ep->re_nsend = a->ea_nsend;
 	ep->re_rw_slots = a->ea_nrw;
 	ep->re_send_size = a->ea_send_size;
+	what = "send buffers";
 	rc = alloc_region(ep, a->ea_nsend, a->ea_send_size, &ep->re_send_mem,
 			  &ep->re_send_mr);
 	if (rc)
-		return rc;
+		goto out_fail;
 	ep->re_reps = calloc(a->ea_nrecv, sizeof(*ep->re_reps));
 	ep->re_sendctxs = calloc(a->ea_nsend, sizeof(*ep->re_sendctxs));
 	if (!ep->re_reps || !ep->re_sendctxs)
@@ -282,6 +308,11 @@ int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		ep->re_sendctxs[i].sc_index = i;
 	}
 	return rpcrdma_cq_arm(ep);
+
+out_fail:
+	/* The caller tears down what was made, and can say what failed. */
+	ep->re_failed_step = what;
+	return rc;
 }
 
 static void fill_conn_param(struct rpcrdma_ep *ep, struct rdma_conn_param *p,

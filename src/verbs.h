@@ -82,6 +82,7 @@ struct rpcrdma_ep {
 	struct ibv_comp_channel *re_comp_ch;
 	struct ibv_cq *re_cq;
 	uint32_t re_inline_granted;
+	const char *re_failed_step;	/* the verb rpcrdma_ep_setup failed in */
 	uint32_t re_max_send_sge;
 
 	uint32_t re_nrecv, re_recv_size;
