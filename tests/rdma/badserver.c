@@ -335,6 +335,15 @@ int main(int argc, char **argv)
 		served = 1;
 		more = serve_call(&call);
 	}
+	/* Let the client take proc 4's Reply before we go: siw completes a
+	 * Send once TCP has it, and closing at once can lose it on the way
+	 * (the client then saw a dead connection, not the Reply).  Until the
+	 * client leaves (our receives flush), 5 s at most. */
+	{
+		struct ibv_wc wc;
+
+		poll_cq(bs_id->recv_cq, &wc, 5000);
+	}
 	rdma_disconnect(bs_id);
 	rdma_dereg_mr(bs_rmr);
 	rdma_dereg_mr(bs_smr);

@@ -155,12 +155,18 @@ static void conn_close(struct conn *c)
 	c->id = NULL;
 }
 
+/* Post len bytes of sbuf: 0, or -1 with errno (the QP went to error). */
+static int conn_post(struct conn *c, size_t len)
+{
+	return rdma_post_send(c->id, NULL, c->sbuf, len, c->smr, 0) ? -1 : 0;
+}
+
 /* Post len bytes of sbuf; 0 once sent, else the completion's status. */
 static int conn_send(struct conn *c, size_t len, int wait)
 {
 	struct ibv_wc wc;
 
-	if (rdma_post_send(c->id, NULL, c->sbuf, len, c->smr, 0))
+	if (conn_post(c, len))
 		die("rdma_post_send: %s", strerror(errno));
 	if (!wait)
 		return 0;
@@ -392,8 +398,14 @@ static void overcredit(struct conn *w)
 	/* The send queue holds BP_NSEND: 64 Calls, each its own buffer slice
 	 * would be needed for different xids, so they share one xid. */
 	put_call(&c, ++bp_xid, ECHO_NULL);
+	/* siw may drop us while we are still posting: the QP is then in
+	 * error and further posts fail, which is the server's answer too. */
 	for (i = 0; i < n; i++)
-		conn_send(&c, 68, 0);
+		if (conn_post(&c, 68)) {
+			printf("# over credits: post %d of %d failed (%s): "
+			       "the server dropped us\n", i + 1, n, strerror(errno));
+			break;
+		}
 	while ((rc = conn_recv(&c, &m, 2000)) > 0)
 		answered++;
 	printf("# over credits: %d of %d Calls answered, connection %s\n",
