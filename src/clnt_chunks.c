@@ -89,9 +89,8 @@ static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 	struct rpcrdma_segment *seg = &rc->rc_reply.rc_segs[0];
 
 	rc->rc_reply.rc_nsegs = 1;
-	/* A window of an earlier connection went with its QP: a new one. */
-	if (rc->rc_mw_ready && rc->rc_mw_gen != x->rx_conn_gen)
-		rpcrdma_clnt_mw_fini(rc);
+	/* A reconnection freed the windows with their QP (drop_windows):
+	 * the slot binds a new one on this connection. */
 	if (rc->rc_mw_allowed && !rc->rc_mw_ready)
 		rc->rc_mw_allowed = !rpcrdma_clnt_mw_setup(x, rc);
 	if (!rc->rc_mw_ready || rc->rc_mw.mw_bound)
