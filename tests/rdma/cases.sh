@@ -2,52 +2,10 @@
 # Every RDMA test case, run on the current test bed (RPCRDMA_TESTBED) with a
 # server on one host and a client on the other.  One TAP line per case; exits
 # non-zero if any failed.  Servers signal readiness with a file, never a sleep.
-kind=${RPCRDMA_TESTBED:?}
-b=${RPCRDMA_TEST_BUILDDIR:?}
-srv=${RPCRDMA_SERVER_ADDR:?}
-cli=${RPCRDMA_CLIENT_ADDR:?}
-work=$b/tests/rdma/work/$kind
+# (tests/rdma/run-cases.sh runs one file of cases alone, for development.)
+work=${RPCRDMA_TEST_BUILDDIR:?}/tests/rdma/work/${RPCRDMA_TESTBED:?}
 rm -rf "$work" && mkdir -p "$work" || exit 1
-failed=0
-port=20100
-
-# wait_for FILE PID: until FILE exists, PID is gone, or 30 s passed.
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
-}
-
-# pair NAME "SERVER ARGS" "CLIENT ARGS": the server gets -r READYFILE -p PORT,
-# the client -p PORT; each runs under a timeout on its own host.
-pair() {
-	name=$1; port=$((port + 1))
-	ready=$work/$name.ready
-	timeout 120 $RPCRDMA_SERVER_EXEC $2 -p $port -r "$ready" >"$work/$name.server" 2>&1 &
-	spid=$!
-	wait_for "$ready" $spid
-	if [ -e "$ready" ]; then
-		timeout 120 $RPCRDMA_CLIENT_EXEC $3 -p $port >"$work/$name.client" 2>&1
-		crc=$?
-		# A failed client may never tell the server to stop.
-		[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
-	else
-		crc=125
-		echo "server never became ready" >"$work/$name.client"
-	fi
-	wait $spid
-	src=$?
-	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
-		echo "ok - $kind: $name"
-	else
-		echo "not ok - $kind: $name (client exit $crc, server exit $src)"
-		for f in server client; do
-			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
-		done
-		failed=1
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
