@@ -6,10 +6,24 @@
 work=${RPCRDMA_TEST_BUILDDIR:?}/tests/rdma/work/${RPCRDMA_TESTBED:?}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
+# The files of cases this one sources, in order (each sourced below).
+case_files="conf-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
 	"$b/tests/rdma/bedproof client -v -a $srv -b $cli"
+if ! want full-batch; then
+	# distcheck: one chunked call on top, and every file of cases shipped.
+	pair chunks-smoke \
+		"$b/tests/rdma/echo_server -F 0 -a $srv" \
+		"$b/tests/rdma/chunk_client -K auto -a $srv -b $cli -t 1"
+	for f in lib.sh soak.sh bench-check.py $case_files; do
+		[ -r "$(dirname "$0")/$f" ] && continue
+		echo "not ok - $kind: tests/rdma/$f is missing"
+		failed=1
+	done
+	exit $failed
+fi
 
 # killmid NAME: the server is killed (SIGKILL) while a call is in flight.
 killmid() {
@@ -155,12 +169,12 @@ linkcut() {
 		failed=1
 	fi
 }
-linkcut link-cut-mid-call 3
+want timing && linkcut link-cut-mid-call 3
 # A cut longer than the calls' 8 s timeout: each call in flight fails
 # with RPC_TIMEDOUT within it, and the CLIENT works once the link is back.
 # Neither bed loses the connection to a cut of seconds (rxe retransmits
 # on, siw rides TCP's retransmissions), so this is what a caller sees.
-linkcut link-cut-outlasts-timeout 12 -T
+want timing && linkcut link-cut-outlasts-timeout 12 -T
 
 # The short soak: connections x calls in flight, mixed sizes, every Reply
 # verified, the server's descriptors and memory back after (soak.sh;
@@ -598,7 +612,9 @@ stall stalled-peer-mapped "-s mapped"
 stall stalled-peer-async "-A -s mapped"
 
 # rpcrdma.conf, the environment and per-handle options on the wire.
-. "$(dirname "$0")/conf-cases.sh"
+for f in $case_files; do
+	. "$(dirname "$0")/$f"
+done
 
 # rpcrdma_bench, a short real run: one size under the inline threshold and
 # one over it, every strategy and baseline, each payload verified; the
@@ -633,6 +649,6 @@ bench_case() {
 		failed=1
 	fi
 }
-bench_case
+want timing && bench_case
 
 exit $failed

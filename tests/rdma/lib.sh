@@ -7,6 +7,21 @@ cli=${RPCRDMA_CLIENT_ADDR:?}
 work=$b/tests/rdma/work/$kind
 failed=0
 port=${port:-20100}
+scope=${RPCRDMA_TEST_SCOPE:-full}
+
+# want KIND: whether this run's scope (RPCRDMA_TEST_SCOPE) takes cases of
+# KIND.  full (the default build) takes all; san (the sanitizer build)
+# leaves out "timing" cases, whose point is when things happen, not what
+# memory they touch; smoke (distcheck) takes only "smoke" cases: there
+# the batch proves the tarball carries what the tests need.
+want() {
+	case $scope in
+	full) return 0 ;;
+	san) [ "$1" != timing ] ;;
+	smoke) [ "$1" = smoke ] ;;
+	*) return 0 ;;
+	esac
+}
 
 # wait_for FILE PID: until FILE exists, PID is gone, or 30 s passed.
 wait_for() {
