@@ -600,6 +600,9 @@ stall stalled-peer-async "-A -s mapped"
 # rpcrdma.conf, the environment and per-handle options on the wire.
 . "$(dirname "$0")/conf-cases.sh"
 
+# The RDMA Read/Write engine: failing chains, dying peers, Read depth.
+. "$(dirname "$0")/chain-cases.sh"
+
 # rpcrdma_bench, a short real run: one size under the inline threshold and
 # one over it, every strategy and baseline, each payload verified; the
 # JSON and plot are checked by bench-check.py.  Then one corrupted reply
