@@ -16,7 +16,8 @@
  *               echo must come back whole (-R/-I set the CM's depths)
  *   -m nodepth  the same, expecting ERR_CHUNK and then still served
  *
- * -R/-I: the responder_resources / initiator_depth we connect with.
+ * -R/-I: the responder_resources / initiator_depth we connect with; -S:
+ * end with ECHO_SHUTDOWN (the server's counters are then ours alone).
  * Prints "chainpeer: torn down" when the server ended our connection,
  * "chainpeer: served" / "chainpeer: err_chunk" for an answer.  Exit 0 if
  * the mode's expectation held (reply2/read2: torn down, never answered
@@ -345,7 +346,7 @@ static void dying_child(const char *addr, const char *port, const char *src,
 	struct msg m, body;
 	uint32_t x = ++xid, k, n = CP_RD - 44;
 
-	connect_server(addr, port, src, 8, 8, 30);
+	connect_server(addr, port, src, 8, 8, 5);
 	body.m_len = 0;
 	put_call(&body, x, ECHO_BYTES);
 	put32(&body, n);
@@ -377,17 +378,17 @@ static void dying_child(const char *addr, const char *port, const char *src,
 static void usage(void)
 {
 	fprintf(stderr, "usage: chainpeer -m MODE -a SERVER -b SOURCE -p PORT "
-		"[-R RESP] [-I INIT] [-n N] [-t SECS]\n");
+		"[-R RESP] [-I INIT] [-n N] [-t SECS] [-S]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *src = NULL, *port = NULL, *mode = NULL;
-	int resp = 1, init = 1, n = 8, timeout = 60, c, ok = 0;
+	int resp = 1, init = 1, n = 8, timeout = 60, c, ok = 0, shutdown = 0;
 	const char *o;
 
-	while ((c = getopt(argc, argv, "m:a:b:p:R:I:n:t:")) != -1) {
+	while ((c = getopt(argc, argv, "m:a:b:p:R:I:n:t:S")) != -1) {
 		switch (c) {
 		case 'm': mode = optarg; break;
 		case 'a': addr = optarg; break;
@@ -397,6 +398,7 @@ int main(int argc, char **argv)
 		case 'I': init = atoi(optarg); break;
 		case 'n': n = atoi(optarg); break;
 		case 't': timeout = atoi(optarg); break;
+		case 'S': shutdown = 1; break;
 		default: usage();
 		}
 	}
@@ -465,6 +467,21 @@ int main(int argc, char **argv)
 		usage();
 	}
 	printf("chainpeer: %s\n", o);
+	if (shutdown) {
+		struct rpcrdma_hdr h;
+		struct msg m;
+		uint32_t x = ++xid;
+
+		hdr_init(&h, x, RPCRDMA_MSG);
+		m.m_len = 0;
+		put_hdr(&m, &h);
+		put_call(&m, x, 4u /* ECHO_SHUTDOWN */);
+		send_msg(&m);
+		if (strcmp(outcome(x, &m), "served")) {
+			printf("chainpeer: ECHO_SHUTDOWN not served\n");
+			ok = 0;
+		}
+	}
 	rdma_disconnect(id);
 	rdma_dereg_mr(rmr);
 	rdma_dereg_mr(smr);
