@@ -25,8 +25,10 @@ chain_case() {
 	[ -n "$why" ] || [ -z "$want" ] || grep -qx "chainpeer: $want" "$work/$name.peer" ||
 		why="the peer never saw '$want'"
 	# The server is still up, and serves a bystander.
-	[ -n "$why" ] || [ -n "$alone" ] || kill -0 $spid 2>/dev/null ||
-		why="the server died"
+	if [ -z "$why" ] && [ -z "$alone" ] && ! kill -0 $spid 2>/dev/null; then
+		wait $spid
+		why="the server died (exit $?)"
+	fi
 	if [ -z "$why" ] && [ -z "$alone" ]; then
 		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -N \
 			-a "$srv" -b "$cli" -p $port -m 700 -t 2 -n 20 \

@@ -346,6 +346,7 @@ static void dying_child(const char *addr, const char *port, const char *src,
 	struct msg m, body;
 	uint32_t x = ++xid, k, n = CP_RD - 44;
 
+	alarm(30);	/* a server that hangs cannot hold the child */
 	connect_server(addr, port, src, 8, 8, 5);
 	body.m_len = 0;
 	put_call(&body, x, ECHO_BYTES);
