@@ -157,7 +157,22 @@ out_repost:
 		cr_fail_all(cr, -ECONNRESET);
 }
 
-/* Handle what completed: how many completions (0: the CQ was empty). */
+/* A completion failed the connection: every call waiting fails. */
+static void reap_fail(struct clnt_rdma *cr, int unknown)
+{
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (unknown)
+		cr->cr_x.rx_stats.rs_cqe_unknown++;
+	cr_fail_all(cr, -ECONNRESET);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/*
+ * Handle what completed: how many completions (0: the CQ was empty).  A
+ * completion with no context, or of a kind the client never posts
+ * (RDMA Read/Write is the server's), is refused and counted, and fails
+ * the connection (reconnection recovers): never taken for a receive.
+ */
 static int reap(struct clnt_rdma *cr)
 {
 	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
@@ -167,46 +182,42 @@ static int reap(struct clnt_rdma *cr)
 		total += n;
 		for (i = 0; i < n; i++) {
 			struct rpcrdma_cqe *c = wcs[i].wc_ctx;
+			struct rpcrdma_rep *rep;
 
-			if (!wcs[i].wc_ok)
+			if (!wcs[i].wc_ok || !c)
 				RPCRDMA_DBG("client: completion of kind %d: %s",
-					    (int)c->cq_kind, wcs[i].wc_status);
-			/* Window binds and invalidations: only failures matter. */
-			if (c->cq_kind == RPCRDMA_CQE_BIND ||
-			    c->cq_kind == RPCRDMA_CQE_INV) {
-				if (!wcs[i].wc_ok) {
-					RPCRDMA_DBG("client: window %s: %s",
-						    c->cq_kind == RPCRDMA_CQE_BIND ?
-						    "bind" : "invalidate",
-						    wcs[i].wc_status);
-					pthread_mutex_lock(&cr->cr_x.rx_lock);
-					cr_fail_all(cr, -ECONNRESET);
-					pthread_mutex_unlock(&cr->cr_x.rx_lock);
-				}
-				continue;
-			}
-			if (c->cq_kind == RPCRDMA_CQE_SEND) {
+					    c ? (int)c->cq_kind : -1,
+					    wcs[i].wc_status);
+			switch (c ? c->cq_kind : (enum rpcrdma_cqe_kind)-1) {
+			case RPCRDMA_CQE_BIND:
+			case RPCRDMA_CQE_INV:
+				/* Window binds and invalidations: only
+				 * failures matter. */
+				if (!wcs[i].wc_ok)
+					reap_fail(cr, 0);
+				break;
+			case RPCRDMA_CQE_SEND:
 				rpcrdma_xprt_send_done(&cr->cr_x,
 					rpcrdma_container_of(c, struct rpcrdma_sendctx, sc_cqe),
 					wcs[i].wc_ok);
+				if (!wcs[i].wc_ok)
+					reap_fail(cr, 0);
+				break;
+			case RPCRDMA_CQE_RECV:
 				if (!wcs[i].wc_ok) {
-					pthread_mutex_lock(&cr->cr_x.rx_lock);
-					cr_fail_all(cr, -ECONNRESET);
-					pthread_mutex_unlock(&cr->cr_x.rx_lock);
+					reap_fail(cr, 0);
+					break;
 				}
-				continue;
-			}
-			pthread_mutex_lock(&cr->cr_x.rx_lock);
-			if (wcs[i].wc_ok) {
-				struct rpcrdma_rep *rep =
-					rpcrdma_container_of(c, struct rpcrdma_rep, rr_cqe);
-
+				rep = rpcrdma_container_of(c, struct rpcrdma_rep, rr_cqe);
+				pthread_mutex_lock(&cr->cr_x.rx_lock);
 				rep->rr_len = wcs[i].wc_byte_len;
 				handle_reply(cr, rep);
-			} else {
-				cr_fail_all(cr, -ECONNRESET);
+				pthread_mutex_unlock(&cr->cr_x.rx_lock);
+				break;
+			default:
+				reap_fail(cr, 1);
+				break;
 			}
-			pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		}
 	}
 	if (n < 0) {

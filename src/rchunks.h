@@ -64,6 +64,8 @@ struct rpcrdma_chunk_limits {
 	uint32_t lm_max_chunks;		/* Read chunks (positions) in a read
 					 * list; Write chunks in a write list */
 	uint32_t lm_max_call;		/* bytes of the reassembled Call */
+	uint32_t lm_no_reads;		/* the peer serves no RDMA Reads (its
+					 * responder resources were 0) */
 };
 
 /* The limits when only the Call's size is bounded: the codec's own. */

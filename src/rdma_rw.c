@@ -12,10 +12,19 @@
 
 void rpcrdma_rw_complete(struct rpcrdma_cqe *e, int ok)
 {
-	struct rpcrdma_rw_ctx *rw =
-		rpcrdma_container_of(e, struct rpcrdma_rw_ctx, rw_cqe);
+	struct rpcrdma_rw_ctx *rw;
 
-	__atomic_store_n(&rw->rw_status, ok ? 1 : -EIO, __ATOMIC_RELEASE);
+	if (e->cq_kind == RPCRDMA_CQE_RW_MEMBER) {
+		/* Unsignaled: here only when it failed; the chain did. */
+		rw = rpcrdma_container_of(e, struct rpcrdma_rw_ctx, rw_member);
+		if (!ok)
+			__atomic_store_n(&rw->rw_status, -EIO, __ATOMIC_RELEASE);
+		return;
+	}
+	rw = rpcrdma_container_of(e, struct rpcrdma_rw_ctx, rw_cqe);
+	/* A member's failure stands: the last WR's flush comes after it. */
+	if (__atomic_load_n(&rw->rw_status, __ATOMIC_ACQUIRE) >= 0)
+		__atomic_store_n(&rw->rw_status, ok ? 1 : -EIO, __ATOMIC_RELEASE);
 }
 
 /* Wait, reaping, until cond holds or the connection or the clock ends. */
@@ -38,27 +47,42 @@ static int reap_until(struct rpcrdma_xprt *x, int (*cond)(void *), void *arg,
 struct room {
 	struct rpcrdma_xprt *x;
 	uint32_t want;
+	int reads;
 };
 
-/* Take send-queue room for a chain, if there is enough. */
+/*
+ * Take send-queue room for a chain, and for Reads as many of the peer's
+ * Read resources, if there are enough.  The Reads counted are the ones
+ * posted and not known complete: rs_reads_peak reports their most.
+ */
 static int take_room(void *arg)
 {
 	struct room *r = arg;
+	struct rpcrdma_xprt *x = r->x;
 	int ok;
 
-	pthread_mutex_lock(&r->x->rx_lock);
-	ok = r->x->rx_rw_used + r->want <= r->x->rx_ep.re_rw_slots;
-	if (ok)
-		r->x->rx_rw_used += r->want;
-	pthread_mutex_unlock(&r->x->rx_lock);
+	pthread_mutex_lock(&x->rx_lock);
+	ok = x->rx_rw_used + r->want <= x->rx_ep.re_rw_slots &&
+	     (!r->reads || x->rx_rd_used + r->want <= x->rx_ep.re_rd_depth);
+	if (ok) {
+		x->rx_rw_used += r->want;
+		if (r->reads) {
+			x->rx_rd_used += r->want;
+			if (x->rx_rd_used > x->rx_stats.rs_reads_peak)
+				x->rx_stats.rs_reads_peak = x->rx_rd_used;
+		}
+	}
+	pthread_mutex_unlock(&x->rx_lock);
 	return ok;
 }
 
-static void give_room(struct rpcrdma_xprt *x, uint32_t n)
+static void give_room(struct room *r)
 {
-	pthread_mutex_lock(&x->rx_lock);
-	x->rx_rw_used -= n;
-	pthread_mutex_unlock(&x->rx_lock);
+	pthread_mutex_lock(&r->x->rx_lock);
+	r->x->rx_rw_used -= r->want;
+	if (r->reads)
+		r->x->rx_rd_used -= r->want;
+	pthread_mutex_unlock(&r->x->rx_lock);
 }
 
 static int chain_done(void *arg)
@@ -78,20 +102,32 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 	unsigned int done = 0;
 	int rc = 0;
 
-	if (!write && x->rx_ep.re_rd_depth && x->rx_ep.re_rd_depth < chain)
+	/* A peer that accepts no Reads gets none (the server answers its
+	 * Read chunks ERR_CHUNK before coming here). */
+	if (!write && !x->rx_ep.re_rd_depth)
+		return -EACCES;
+	if (!write && x->rx_ep.re_rd_depth < chain)
 		chain = x->rx_ep.re_rd_depth;
 	if (!chain)
 		return -EINVAL;
 	while (done < n && !rc) {
-		struct room r = { x, n - done < chain ? n - done : chain };
+		struct room r = { x, n - done < chain ? n - done : chain, !write };
 
 		rc = reap_until(x, take_room, &r, deadline);
 		if (rc)
 			break;
+		/* Nothing more goes on a QP already failing. */
+		rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+		if (rc) {
+			give_room(&r);
+			break;
+		}
 		rw->rw_cqe.cq_kind = RPCRDMA_CQE_RW;
+		rw->rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
 		__atomic_store_n(&rw->rw_status, 0, __ATOMIC_RELEASE);
 		rc = rpcrdma_post_rw(&x->rx_ep, write, local + done,
-				     remote + done, r.want, &rw->rw_cqe);
+				     remote + done, r.want, &rw->rw_cqe,
+				     &rw->rw_member);
 		if (!rc) {
 			rc = reap_until(x, chain_done, rw, deadline);
 			/* A failed chain also kills the connection (flushed). */
@@ -102,7 +138,7 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		 * still be in the send queue: after its completion, or once
 		 * the QP is gone (it is then destroyed, not reused). */
 		if (!rc || rc != -ETIMEDOUT)
-			give_room(x, r.want);
+			give_room(&r);
 		done += r.want;
 	}
 	return rc;

@@ -9,18 +9,27 @@
 
 #include "transport.h"
 
-/* One posted chain; its last WR's completion lands here. */
+/*
+ * One posted chain.  Its last WR's completion lands in rw_cqe; any other
+ * WR of it completes only if it failed or was flushed, into rw_member,
+ * and fails the chain.  A context must outlive its connection's QP (a
+ * server connection's are its own, never a thread's: a late flush of
+ * one connection's chain cannot reach a chain of another).
+ */
 struct rpcrdma_rw_ctx {
 	struct rpcrdma_cqe rw_cqe;	/* RPCRDMA_CQE_RW */
+	struct rpcrdma_cqe rw_member;	/* RPCRDMA_CQE_RW_MEMBER */
 	int rw_status;			/* atomic: 0 posted, 1 done, -EIO failed */
 };
 
-/* A reaper found an RPCRDMA_CQE_RW completion. */
+/* A reaper found an RPCRDMA_CQE_RW or RPCRDMA_CQE_RW_MEMBER completion. */
 void rpcrdma_rw_complete(struct rpcrdma_cqe *e, int ok);
 
 /*
  * RDMA Read (write 0) remote[i] into local[i], or Write local[i] into
- * remote[i], for i < n; lkeys in local.  Returns once every piece has
+ * remote[i], for i < n; lkeys in local.  Reads never exceed the peer's
+ * grant (re_rd_depth) on the whole connection, whatever the threads;
+ * with none granted (0) they are refused (-EACCES), never waited for.  Returns once every piece has
  * arrived (Reads) or has been placed and acknowledged (Writes): 0,
  * -ETIMEDOUT at deadline, or the negative errno the connection died with.
  * rw must outlive the connection's QP: after -ETIMEDOUT a chain may still

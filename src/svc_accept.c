@@ -23,6 +23,7 @@ static void conn_free_early(struct svc_rdma_listener *l,
 	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
 	free(c->sc_scratch);
+	free(c->sc_rw);
 	free(c);
 }
 
@@ -91,6 +92,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	struct svc_rdma_conn *c = calloc(1, sizeof(*c));
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
 	uint32_t i, slots = l->sl_pool.sp_nthreads ? l->sl_pool.sp_nthreads : 1;
+	uint32_t init_max, resp_max;
 	struct rpcrdma_xprt *x;
 	int fd = -1;
 	ssize_t n;
@@ -114,6 +116,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	/* One Reply scratch slice per thread that may reply at once. */
 	c->sc_nslots = slots;
 	c->sc_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
+	c->sc_rw = calloc(slots, sizeof(*c->sc_rw));
 	/* Its device's entry: the PD every connection there shares. */
 	c->sc_dev = svc_rdma_dev_get(l, rpcrdma_id_verbs(ev->id));
 	if (c->sc_dev) {
@@ -123,10 +126,17 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	/* Room for one chain of RDMA Reads or Writes per slot, and as many
 	 * Reads outstanding as the client offered to serve. */
 	x->rx_nrw = 16 * slots;
-	x->rx_ep.re_rd_depth = rpcrdma_rd_depth(&x->rx_ep, &ev->param.conn);
+	rpcrdma_dev_rd_limits(&x->rx_ep, &init_max, &resp_max);
+	svc_rdma_read_depths(ev->param.conn.initiator_depth,
+			     ev->param.conn.responder_resources, init_max,
+			     resp_max, &x->rx_ep.re_rd_depth, &x->rx_ep.re_rd_resp);
+	RPCRDMA_DBG("accept: the peer serves %u RDMA Reads, issues %u; we "
+		    "issue up to %u, serve %u", ev->param.conn.initiator_depth,
+		    ev->param.conn.responder_resources, x->rx_ep.re_rd_depth,
+		    x->rx_ep.re_rd_resp);
 	if (l->sl_pool.sp_nthreads)
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->sc_queue || !c->sc_scratch || !c->sc_dev ||
+	if (!c->sc_queue || !c->sc_scratch || !c->sc_rw || !c->sc_dev ||
 	    (l->sl_pool.sp_nthreads && fd < 0) ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
 		goto out_free;

@@ -22,6 +22,7 @@ void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
 	lim->lm_max_segs = o->ro_max_chunk_segs;
 	lim->lm_max_chunks = o->ro_max_chunks;
 	lim->lm_max_call = SVC_RDMA_MAX_CALL;
+	lim->lm_no_reads = !c->sc_x.rx_ep.re_rd_depth;
 }
 
 /* One more Call or Reply refused (ERR_CHUNK) for going over a limit. */
@@ -69,8 +70,8 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.rs_handle;
 	}
 	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
-	rc = rpcrdma_rw_move(&c->sc_x, &ct->ct_rw, 0, local, rem, m->cm_npulls,
-			     &deadline);
+	rc = rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 0, local, rem,
+			     m->cm_npulls, &deadline);
 	if (rc) {
 		svc_rdma_buf_hold(c, b);
 		return rc;
@@ -120,5 +121,6 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (!n)
 		return 0;
 	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
-	return rpcrdma_rw_move(&c->sc_x, &ct->ct_rw, 1, local, rem, n, &deadline);
+	return rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 1, local, rem,
+			       n, &deadline);
 }

@@ -159,3 +159,28 @@ int svc_rdma_is_idle(uint64_t last_ns, uint64_t now_ns, uint32_t timeout_ms)
 	return timeout_ms && now_ns > last_ns &&
 	       now_ns - last_ns >= (uint64_t)timeout_ms * 1000000u;
 }
+
+/* At most lim (0: unknown, then at most 1), never past the CM's 255. */
+static uint32_t depth_cap(uint32_t want, uint32_t lim)
+{
+	if (!lim)
+		lim = 1;
+	if (lim > 255)
+		lim = 255;
+	return want < lim ? want : lim;
+}
+
+/*
+ * Never more Reads than the peer serves: more would be refused by its QP
+ * (iWARP terminates the connection), and the kernel's svcrdma likewise
+ * takes its depth from initiator_depth.  A 0 stays 0: that peer gets
+ * ERR_CHUNK for Read chunks (svc_recv.c), never a wait for a grant that
+ * cannot come.
+ */
+void svc_rdma_read_depths(uint32_t ev_init, uint32_t ev_resp,
+			  uint32_t dev_init_max, uint32_t dev_resp_max,
+			  uint32_t *ord, uint32_t *ird)
+{
+	*ord = depth_cap(ev_init, dev_init_max);
+	*ird = depth_cap(ev_resp, dev_resp_max);
+}

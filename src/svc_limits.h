@@ -57,4 +57,16 @@ int svc_rdma_other_rpcvers(const void *msg, uint32_t len, uint32_t *xidp);
 /* No Call since last_ns for timeout_ms by now_ns (timeout 0: never idle). */
 int svc_rdma_is_idle(uint64_t last_ns, uint64_t now_ns, uint32_t timeout_ms);
 
+/*
+ * The RDMA Read depths an accepted connection uses, from the peer's
+ * connect request as the CM reports it on the passive side (from our
+ * side: ev_init is how many Reads the peer serves at once, its responder
+ * resources; ev_resp how many it issues, its initiator depth) and the
+ * device's limits (0: unknown).  *ord: the Reads we may have outstanding
+ * and accept with as initiator_depth; *ird: our responder_resources.
+ */
+void svc_rdma_read_depths(uint32_t ev_init, uint32_t ev_resp,
+			  uint32_t dev_init_max, uint32_t dev_resp_max,
+			  uint32_t *ord, uint32_t *ird);
+
 #endif /* RPCRDMA_SVC_LIMITS_H */

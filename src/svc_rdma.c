@@ -51,11 +51,41 @@ static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
 	uint64_t *dst = (uint64_t *)sum;
 	size_t i;
 
+	uint64_t peak = sum->rs_reads_peak > s->rs_reads_peak ?
+			sum->rs_reads_peak : s->rs_reads_peak;
+
 	for (i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
 		dst[i] += src[i];
+	sum->rs_reads_peak = peak;	/* a most, not a sum */
 }
 
 /* ---- one connection ------------------------------------------------------ */
+
+/* The connection failed (first cause kept). */
+static void conn_fail(struct rpcrdma_xprt *x, int err)
+{
+	pthread_mutex_lock(&x->rx_lock);
+	if (!x->rx_dead)
+		x->rx_dead = err;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+/*
+ * A completion no context can be recovered for (no wr_id, or a kind we
+ * never post): nothing to hand it to.  Counted, and the connection
+ * fails, alone: a receive or send slot may be lost with it.
+ */
+static void conn_unknown_cqe(struct rpcrdma_xprt *x, const struct rpcrdma_wc *wc)
+{
+	RPCRDMA_DBG("conn: completion of %s %d (%s) refused",
+		    wc->wc_ctx ? "unknown kind" : "no context",
+		    wc->wc_ctx ? (int)wc->wc_ctx->cq_kind : 0, wc->wc_status);
+	pthread_mutex_lock(&x->rx_lock);
+	x->rx_stats.rs_cqe_unknown++;
+	if (!x->rx_dead)
+		x->rx_dead = -EIO;
+	pthread_mutex_unlock(&x->rx_lock);
+}
 
 /*
  * Reap completions into the Call queue: how many completions, or a
@@ -72,28 +102,35 @@ static int conn_reap_locked(struct svc_rdma_conn *c)
 		total += n;
 		for (i = 0; i < n; i++) {
 			struct rpcrdma_cqe *e = wcs[i].wc_ctx;
+			struct rpcrdma_rep *rep;
 
-			if (e->cq_kind == RPCRDMA_CQE_SEND) {
+			switch (e ? e->cq_kind : (enum rpcrdma_cqe_kind)-1) {
+			case RPCRDMA_CQE_SEND:
 				rpcrdma_xprt_send_done(x,
 					rpcrdma_container_of(e, struct rpcrdma_sendctx, sc_cqe),
 					wcs[i].wc_ok);
-				continue;
-			}
-			if (e->cq_kind == RPCRDMA_CQE_RW)
+				break;
+			case RPCRDMA_CQE_RW:
+			case RPCRDMA_CQE_RW_MEMBER:
+				/* The connection is marked failed before
+				 * the chain's waiter can see its failure. */
+				if (!wcs[i].wc_ok)
+					conn_fail(x, -ECONNRESET);
 				rpcrdma_rw_complete(e, wcs[i].wc_ok);
-			if (!wcs[i].wc_ok) {
-				pthread_mutex_lock(&x->rx_lock);
-				if (!x->rx_dead)
-					x->rx_dead = -ECONNRESET;
-				pthread_mutex_unlock(&x->rx_lock);
-				continue;
+				break;
+			case RPCRDMA_CQE_RECV:
+				if (!wcs[i].wc_ok) {
+					conn_fail(x, -ECONNRESET);
+					break;
+				}
+				rep = rpcrdma_container_of(e, struct rpcrdma_rep, rr_cqe);
+				rep->rr_len = wcs[i].wc_byte_len;
+				c->sc_queue[(c->sc_qhead + c->sc_qlen++) % x->rx_ep.re_nrecv] = rep;
+				break;
+			default:
+				conn_unknown_cqe(x, &wcs[i]);
+				break;
 			}
-			if (e->cq_kind == RPCRDMA_CQE_RW)
-				continue;
-			struct rpcrdma_rep *rep =
-				rpcrdma_container_of(e, struct rpcrdma_rep, rr_cqe);
-			rep->rr_len = wcs[i].wc_byte_len;
-			c->sc_queue[(c->sc_qhead + c->sc_qlen++) % x->rx_ep.re_nrecv] = rep;
 		}
 	}
 	if (n < 0) {
@@ -466,6 +503,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	pthread_mutex_destroy(&c->sc_lock);
 	free(c->sc_queue);
 	free(c->sc_scratch);
+	free(c->sc_rw);
 	free(c);
 }
 

@@ -62,6 +62,16 @@ void svc_rdma_recv_decide(const void *buf, uint32_t len,
 		rv->rv_verdict = SVC_RDMA_RECV_INLINE;
 		return;
 	}
+	/* A peer that granted no RDMA Reads at connect yet sends Read
+	 * chunks: they cannot be pulled, as over a limit of 0 Reads (RFC
+	 * 8166 section 4.5.2, the Responder cannot use the chunk).  The
+	 * connection stays; its inline Calls are served. */
+	if (lim->lm_no_reads) {
+		rv->rv_verdict = SVC_RDMA_RECV_ERR_CHUNK;
+		rv->rv_over_limit = true;
+		rv->rv_why = "Read chunks, but the peer serves no RDMA Reads";
+		return;
+	}
 	rc = rpcrdma_map_call(h, rv->rv_len, lim, &rv->rv_map);
 	if (!rc) {
 		rv->rv_verdict = SVC_RDMA_RECV_PULL;

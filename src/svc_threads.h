@@ -28,7 +28,6 @@ struct svc_rdma_call {
 	uint32_t ct_slot;		/* which scratch slice its Reply uses */
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
 	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */
-	struct rpcrdma_rw_ctx ct_rw;	/* its RDMA Reads and Writes */
 	struct svc_rdma_buf ct_callbuf;	/* its Read chunks' Call, until answered */
 	/* svc_rdma_sendreply_async: run once the results are unreferenced */
 	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
@@ -49,6 +48,8 @@ struct svc_rdma_conn {
 	struct svc_rdma_call sc_call;	/* svc_run mode: the Call being served */
 	char *sc_scratch;		/* Reply head/tail storage (copied when sent) */
 	uint32_t sc_nslots;		/* Calls served at once: scratch slices */
+	struct rpcrdma_rw_ctx *sc_rw;	/* per slot: its Calls' RDMA Reads and
+					 * Writes (rdma_rw.h: the connection's) */
 	struct svc_rdma_dev *sc_dev;	/* its device: shared PD, chunk pool */
 	struct svc_rdma_held *sc_held;	/* buffers a failed Read/Write may reach */
 	int sc_threaded;		/* served by the listener's threads */

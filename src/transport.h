@@ -38,6 +38,7 @@ struct rpcrdma_xprt {
 	uint64_t rx_completed_seq;	/* every Send up to this one completed */
 	struct rpcrdma_relq rx_rel;	/* releases waiting for their Sends */
 	uint32_t rx_rw_used;		/* send-queue room RDMA Read/Write holds */
+	uint32_t rx_rd_used;		/* RDMA Reads posted, not known complete */
 	uint32_t rx_nrw;		/* room to set aside at setup (server) */
 	/*
 	 * Without a progress thread (the server), a sender that finds every

@@ -315,17 +315,14 @@ out_fail:
 	return rc;
 }
 
-static void fill_conn_param(struct rpcrdma_ep *ep, struct rdma_conn_param *p,
-			    const void *pdata, uint8_t len)
+static void fill_conn_param(struct rdma_conn_param *p, const void *pdata,
+			    uint8_t len, uint32_t ord, uint32_t ird)
 {
 	memset(p, 0, sizeof(*p));
 	p->private_data = pdata;
 	p->private_data_len = len;
-	/* The kernel's svcrdma refuses a connection with no RDMA Read
-	 * resources, even before chunks are used.  A server that pulls Read
-	 * chunks asks for the depth it settled on (rpcrdma_rd_depth). */
-	p->responder_resources = 1;
-	p->initiator_depth = ep->re_rd_depth ? (uint8_t)ep->re_rd_depth : 1;
+	p->initiator_depth = (uint8_t)(ord > 255 ? 255 : ord);
+	p->responder_resources = (uint8_t)(ird > 255 ? 255 : ird);
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
 }
@@ -335,8 +332,14 @@ int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 		       uint8_t *peer_pdata, uint8_t *peer_len)
 {
 	struct rdma_conn_param p;
+	uint32_t init_max, resp_max;
 
-	fill_conn_param(ep, &p, pdata, pdata_len);
+	/* A client never initiates RDMA Reads; it serves the server's, as
+	 * many at once as its device can (the kernel's svcrdma refuses a
+	 * client offering none, and pulls one at a time from one offering
+	 * one).  What the server may issue is what it accepts with. */
+	rpcrdma_dev_rd_limits(ep, &init_max, &resp_max);
+	fill_conn_param(&p, pdata, pdata_len, 0, resp_max ? resp_max : 1);
 	if (rdma_connect(ep->re_id, &p))
 		return -errno;
 	return wait_cm_event(ep->re_cm_ch, RDMA_CM_EVENT_ESTABLISHED,
@@ -348,7 +351,8 @@ int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
 {
 	struct rdma_conn_param p;
 
-	fill_conn_param(ep, &p, pdata, pdata_len);
+	/* The depths the caller settled on from the peer's request. */
+	fill_conn_param(&p, pdata, pdata_len, ep->re_rd_depth, ep->re_rd_resp);
 	if (rdma_accept(ep->re_id, &p))
 		return -errno;
 	return 0;
@@ -496,7 +500,7 @@ int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
 		    const struct rpcrdma_sge *local,
 		    const struct rpcrdma_remote *remote, unsigned int n,
-		    struct rpcrdma_cqe *cqe)
+		    struct rpcrdma_cqe *last, struct rpcrdma_cqe *member)
 {
 	struct ibv_send_wr wr[16], *bad;
 	struct ibv_sge sge[16];
@@ -509,6 +513,7 @@ int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
 		sge[i].addr = local[i].sg_addr;
 		sge[i].length = local[i].sg_len;
 		sge[i].lkey = local[i].sg_lkey;
+		wr[i].wr_id = (uintptr_t)(i + 1 < n ? member : last);
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
@@ -516,20 +521,21 @@ int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
 		wr[i].wr.rdma.rkey = remote[i].rm_rkey;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
-	wr[n - 1].wr_id = (uintptr_t)cqe;
 	wr[n - 1].send_flags = IBV_SEND_SIGNALED;
 	return -ibv_post_send(ep->re_id->qp, wr, &bad);
 }
 
-uint32_t rpcrdma_rd_depth(struct rpcrdma_ep *ep, const struct rdma_conn_param *peer)
+void rpcrdma_dev_rd_limits(struct rpcrdma_ep *ep, uint32_t *init_max,
+			   uint32_t *resp_max)
 {
 	struct ibv_device_attr da;
-	uint32_t d = peer ? peer->responder_resources : 1;
 
-	if (!ibv_query_device(ep->re_id->verbs, &da) &&
-	    (uint32_t)da.max_qp_init_rd_atom < d)
-		d = (uint32_t)da.max_qp_init_rd_atom;
-	return d ? d : 1;
+	*init_max = *resp_max = 0;
+	if (!ep->re_id || !ep->re_id->verbs ||
+	    ibv_query_device(ep->re_id->verbs, &da))
+		return;
+	*init_max = da.max_qp_init_rd_atom > 0 ? (uint32_t)da.max_qp_init_rd_atom : 0;
+	*resp_max = da.max_qp_rd_atom > 0 ? (uint32_t)da.max_qp_rd_atom : 0;
 }
 
 uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep)

@@ -17,7 +17,8 @@
 enum rpcrdma_cqe_kind {
 	RPCRDMA_CQE_SEND,	/* a struct rpcrdma_sendctx */
 	RPCRDMA_CQE_RECV,	/* a struct rpcrdma_rep */
-	RPCRDMA_CQE_RW,		/* a struct rpcrdma_rw_ctx (rdma_rw.h) */
+	RPCRDMA_CQE_RW,		/* a struct rpcrdma_rw_ctx (rdma_rw.h), a chain's last WR */
+	RPCRDMA_CQE_RW_MEMBER,	/* the same, any earlier WR of its chain */
 	RPCRDMA_CQE_BIND,	/* a struct rpcrdma_mw, its bind */
 	RPCRDMA_CQE_INV,	/* a struct rpcrdma_mw, its invalidation */
 };
@@ -96,7 +97,10 @@ struct rpcrdma_ep {
 	struct rpcrdma_sendctx *re_sendctxs;
 
 	uint32_t re_rw_slots;		/* send queue room for RDMA Read/Write */
-	uint32_t re_rd_depth;		/* RDMA Reads we may have outstanding */
+	uint32_t re_rd_depth;		/* RDMA Reads we may have outstanding:
+					 * the peer's responder resources */
+	uint32_t re_rd_resp;		/* RDMA Reads we accept (server: the
+					 * peer's initiator depth) */
 	struct rpcrdma_ep_attr re_attr;	/* as set up: a new QP gets the same */
 };
 
@@ -149,16 +153,19 @@ int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep);
 /*
  * Post n RDMA Reads (write 0: remote into local) or Writes (local into
- * remote) as one chain; only the last is signaled, with cqe as its
- * context, and its completion implies the others'.
+ * remote) as one chain; only the last is signaled, with last as its
+ * context, and its completion implies the others'.  Every earlier one
+ * carries member: unsignaled, it completes only when it fails or is
+ * flushed, and that completion must still find a context.
  */
 int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
 		    const struct rpcrdma_sge *local,
 		    const struct rpcrdma_remote *remote, unsigned int n,
-		    struct rpcrdma_cqe *cqe);
-/* The RDMA Read depth the peer's connect request offers us, bounded by
- * what the device can do (a server's accept uses it). */
-uint32_t rpcrdma_rd_depth(struct rpcrdma_ep *ep, const struct rdma_conn_param *peer);
+		    struct rpcrdma_cqe *last, struct rpcrdma_cqe *member);
+/* The device's RDMA Read limits: as initiator (max_qp_init_rd_atom) and
+ * as responder (max_qp_rd_atom); 0 when it cannot be asked. */
+void rpcrdma_dev_rd_limits(struct rpcrdma_ep *ep, uint32_t *init_max,
+			   uint32_t *resp_max);
 struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
 /* A protection domain several endpoints of one device share (svc_pool.c). */
 struct ibv_pd *rpcrdma_pd_alloc(struct ibv_context *verbs);

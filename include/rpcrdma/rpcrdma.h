@@ -148,6 +148,9 @@ struct rpcrdma_stats {
 	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
 	uint64_t rs_idle_closed;	/* server: connections closed after idle_timeout_ms without a Call */
 	uint64_t rs_conn_mem_limit;	/* server: Calls answered ERR_CHUNK, connections refused, for max_conn_memory */
+	/* The RDMA Read/Write engine (appended). */
+	uint64_t rs_cqe_unknown;	/* completions with no context or of an unknown kind: refused, the connection failed */
+	uint64_t rs_reads_peak;		/* server: the most RDMA Reads outstanding at once on a connection (listener: on any) */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

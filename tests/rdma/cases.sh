@@ -616,6 +616,9 @@ for f in $case_files; do
 	. "$(dirname "$0")/$f"
 done
 
+# The RDMA Read/Write engine: failing chains, dying peers, Read depth.
+. "$(dirname "$0")/chain-cases.sh"
+
 # rpcrdma_bench, a short real run: one size under the inline threshold and
 # one over it, every strategy and baseline, each payload verified; the
 # JSON and plot are checked by bench-check.py.  Then one corrupted reply

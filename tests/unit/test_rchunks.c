@@ -31,7 +31,7 @@ static const struct rpcrdma_chunk_limits *limits(uint32_t bytes, uint32_t segs,
 {
 	static struct rpcrdma_chunk_limits lim;
 
-	lim = (struct rpcrdma_chunk_limits){ bytes, segs, chunks, call };
+	lim = (struct rpcrdma_chunk_limits){ bytes, segs, chunks, call, 0 };
 	return &lim;
 }
 

@@ -169,6 +169,40 @@ START_TEST(idle)
 }
 END_TEST
 
+/*
+ * The passive side's CM event reports the peer's request from our side:
+ * initiator_depth is what the peer serves, responder_resources what it
+ * issues.  We issue no more than it serves, capped by the device.
+ */
+START_TEST(read_depths)
+{
+	uint32_t ord, ird;
+
+	/* responder_resources 1, initiator_depth 8 at the peer: one Read. */
+	svc_rdma_read_depths(1, 8, 128, 128, &ord, &ird);
+	ck_assert_uint_eq(ord, 1);
+	ck_assert_uint_eq(ird, 8);
+	/* The Linux client: initiator_depth 0, responder resources its
+	 * device's: we issue as many as our device can, serve none. */
+	svc_rdma_read_depths(16, 0, 128, 128, &ord, &ird);
+	ck_assert_uint_eq(ord, 16);
+	ck_assert_uint_eq(ird, 0);
+	svc_rdma_read_depths(200, 0, 16, 128, &ord, &ird);
+	ck_assert_uint_eq(ord, 16);
+	/* A peer serving none: 0 stays 0 (its Read chunks get ERR_CHUNK). */
+	svc_rdma_read_depths(0, 4, 128, 128, &ord, &ird);
+	ck_assert_uint_eq(ord, 0);
+	ck_assert_uint_eq(ird, 4);
+	/* A device that could not be asked: at most 1; never past 255. */
+	svc_rdma_read_depths(8, 8, 0, 0, &ord, &ird);
+	ck_assert_uint_eq(ord, 1);
+	ck_assert_uint_eq(ird, 1);
+	svc_rdma_read_depths(1000, 1000, 4096, 4096, &ord, &ird);
+	ck_assert_uint_eq(ord, 255);
+	ck_assert_uint_eq(ird, 255);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("svc_limits");
@@ -181,6 +215,7 @@ int main(void)
 	tcase_add_test(tc, rpcvers);
 	tcase_add_test(tc, idle);
 	tcase_add_test(tc, conn_memory);
+	tcase_add_test(tc, read_depths);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

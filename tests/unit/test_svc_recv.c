@@ -119,6 +119,32 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* A peer that granted no RDMA Reads: its Read chunks get ERR_CHUNK,
+ * counted as over a limit; its inline Calls are served. */
+START_TEST(no_reads_granted)
+{
+	struct rpcrdma_chunk_limits lim = rpcrdma_limits_max_call(1 << 20);
+	struct svc_rdma_recv rv;
+	struct rpcrdma_hdr h;
+
+	lim.lm_no_reads = 1;
+	start(1, RPCRDMA_MSG);
+	put(1); put(8); segment(5, 6, 0x1000);
+	put(0); put(0); put(0);
+	put(0xabcd); put(0); put(7);
+	svc_rdma_recv_decide(msg, (uint32_t)len, &lim, &h, &rv);
+	ck_assert_int_eq(rv.rv_verdict, SVC_RDMA_RECV_ERR_CHUNK);
+	ck_assert(rv.rv_over_limit);
+	ck_assert_ptr_nonnull(rv.rv_why);
+
+	start(1, RPCRDMA_MSG);
+	put(0); put(0); put(0);
+	put(0xabcd); put(0); put(2);
+	svc_rdma_recv_decide(msg, (uint32_t)len, &lim, &h, &rv);
+	ck_assert_int_eq(rv.rv_verdict, SVC_RDMA_RECV_INLINE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("svc_recv");
@@ -129,6 +155,7 @@ int main(void)
 	tcase_add_test(tc, inline_call);
 	tcase_add_test(tc, read_chunks_mapped);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, no_reads_granted);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,97 @@
+# The server's RDMA Read/Write engine against hostile and dying peers
+# (issue 16, findings 1 and 4); sourced by cases.sh after lib.sh.
+#
+# chain_case NAME "SERVER ARGS" "PEER ARGS" [WANT]: echo_server (svc_run,
+# or with service threads) meets chainpeer; the server must stay up, a
+# bystander echo_client connected after it must be served (within 60 s),
+# a last echo_client shuts it down, and it must exit 0 (a crash is exit
+# 139 or an ASan/UBSan report).  WANT: a line chainpeer must print.
+# With ALONE set, no bystander: the peer shuts the server down itself (-S),
+# so the server's counters are of its connection alone.
+chain_case() {
+	name=$1 sargs=$2 pargs=$3 want=$4 alone=$5; port=$((port + 1))
+	ready=$work/$name.ready
+	timeout 200 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs \
+		-a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$ready" $spid
+	why=
+	[ -e "$ready" ] || why="server never became ready"
+	if [ -z "$why" ]; then
+		timeout 150 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/chainpeer" $pargs \
+			-a "$srv" -b "$cli" -p $port >"$work/$name.peer" 2>&1 ||
+			why="the peer failed (exit $?)"
+	fi
+	[ -n "$why" ] || [ -z "$want" ] || grep -qx "chainpeer: $want" "$work/$name.peer" ||
+		why="the peer never saw '$want'"
+	# The server is still up, and serves a bystander.
+	if [ -z "$why" ] && [ -z "$alone" ] && ! kill -0 $spid 2>/dev/null; then
+		wait $spid
+		why="the server died (exit $?)"
+	fi
+	if [ -z "$why" ] && [ -z "$alone" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -N \
+			-a "$srv" -b "$cli" -p $port -m 700 -t 2 -n 20 \
+			>"$work/$name.client" 2>&1 ||
+			why="the bystander was not served (exit $?)"
+	fi
+	if [ -z "$why" ] && [ -z "$alone" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" \
+			-a "$srv" -b "$cli" -p $port -m 100 -t 1 -n 5 \
+			>>"$work/$name.client" 2>&1 ||
+			why="the last client was not served (exit $?)"
+	fi
+	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
+	if [ -z "$why" ] && grep -q "runtime error\|AddressSanitizer" "$work/$name.server"; then
+		why="sanitizer report"
+	fi
+	if [ -z "$why" ]; then
+		echo "ok - $kind: $name"
+	else
+		echo "not ok - $kind: $name ($why)"
+		for f in server peer client; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+
+# Finding 1: the first WR of a chain fails (a Reply chunk's first
+# segment, a Long Call's first Read segment: bogus rkeys), or the client
+# goes while a chain of 8 Reads is in flight.  Only that connection goes.
+for mode in "" "-j 4"; do
+	t=${mode:+-threaded}
+	chain_case chain-reply2$t "$mode" "-m reply2" "torn down"
+	chain_case chain-read2$t "$mode" "-m read2 -R 4 -I 4" "torn down"
+	chain_case chain-killed$t "$mode" "-m kill -n 5" "5 children killed mid-chain"
+	chain_case chain-disconnect$t "$mode" "-m disconnect -n 5" \
+		"5 children disconnected mid-chain"
+done
+
+# Finding 4: the Read depth is the peer's responder resources (the CM's
+# initiator_depth on the passive side), never its initiator depth.
+# reads_peak is the server's own count of Reads posted and not yet
+# complete on a connection (taken where it decides to post them), the
+# peer's connection the only one the server had.
+depth_case() {
+	name=$1 sargs=$2 pargs=$3 want=$4 peak=$5
+	chain_case $name "$sargs" "$pargs -S" "$want" alone
+	got=$(sed -n 's/^server: reads_peak \([0-9]*\) .*/\1/p' "$work/$name.server")
+	if [ "$got" = "$peak" ]; then
+		echo "ok - $kind: $name-reads-peak # most Reads outstanding $got"
+	else
+		echo "not ok - $kind: $name-reads-peak (reads_peak '$got', expected $peak)"
+		failed=1
+	fi
+}
+# responder_resources 1, initiator_depth 8, 8 Read segments: one at a time.
+depth_case read-depth-1 "" "-m depth -R 1 -I 8" "served" 1
+depth_case read-depth-1-threaded "-j 4" "-m depth -R 1 -I 8" "served" 1
+# As the Linux client connects (initiator_depth 0, responder resources
+# plenty): all 8 at once, never a depth of 0.
+depth_case read-depth-linux "" "-m depth -R 16 -I 0" "served" 8
+# A peer serving no Reads that sends Read chunks: ERR_CHUNK, still served.
+depth_case read-depth-0 "" "-m nodepth -R 0 -I 4" "still served after ERR_CHUNK" 0
