@@ -226,6 +226,8 @@ void svc_rdma_peer_stalled(struct svc_rdma_conn *c)
 		if (svc_rdma_peer_same(sa, (const struct sockaddr *)&o->sc_raddr.sa_ss))
 			__atomic_store_n(&o->sc_penalized, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l->sl_lock);
+	RPCRDMA_DBG("conn %p: its peer is refused for %u ms", (void *)c,
+		    c->sc_x.rx_opts.ro_svc_stall_ms * SVC_RDMA_PENALTY_FACTOR);
 }
 
 /* A CONNECT_REQUEST from id's peer may go on: 0 (counted) while refused. */
@@ -240,7 +242,7 @@ int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id)
 		l->sl_closed.rs_stall_refused++;
 	pthread_mutex_unlock(&l->sl_lock);
 	if (refused)
-		RPCRDMA_DBG("listener: peer stalled recently, refused");
+		RPCRDMA_DBG("listener: its peer stalled us lately: refused");
 	return !refused;
 }
 

@@ -98,7 +98,7 @@ flood() {
 # (rs_stall_refused).
 stall_loop() {
 	name=$1 sargs=$2; port=$((port + 1))
-	ready=$work/$name.ready stop=$work/$name.stop
+	ready=$work/$name.ready stop=$work/$name.stop sent=$work/$name.sent
 	rm -f "$work/$name".*
 	why=
 	second_client_addr || why="no second client address"
@@ -111,19 +111,24 @@ stall_loop() {
 	(
 		while [ ! -e "$stop" ]; do
 			timeout 30 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" \
-				-a "$srv" -b "$cli2" -p $port -n 33 -i 8 -q -t 5
+				-a "$srv" -b "$cli2" -p $port -n 33 -i 8 -q -t 5 \
+				-f "$sent"
 			echo "norecv_peer: exit $?"
 			sleep 0.1
 		done
 	) >"$work/$name.peer" 2>&1 &
 	lpid=$!
-	sleep 3		# the peer stalls once (or is refused) at least
+	# The first bystander while the peer's first Replies stall (rxe), the
+	# next ones while it reconnects (refused: the server's fix) or stalls
+	# again (without it).
+	wait_for "$sent" $lpid
 	worst=0
 	for i in 1 2 3; do
 		[ -n "$why" ] && break
 		bystander $name during-$i -N
 		[ $by_rc -eq 0 ] || why="bystander $i failed while the peer looped (exit $by_rc)"
 		[ $by_ms -gt $worst ] && worst=$by_ms
+		sleep 1
 	done
 	echo "$kind $name during-worst: $worst ms" >>"$work/fair.figures"
 	[ -n "$why" ] || [ $worst -le $((fair_bound * 1000)) ] ||
