@@ -53,6 +53,8 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	  OFF(ro_max_conn_memory), "server: memory one connection may hold, rings and chunks; 0: no limit" },
 	{ "idle_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 0, 0, 1000, NULL, S,
 	  OFF(ro_idle_timeout_ms), "server: close a connection without a Call this long; 0: never" },
+	{ "svc_stall_ms", RPCRDMA_CT_DURATION, 10, 600000, 1000, 0, 1000, NULL, S,
+	  OFF(ro_svc_stall_ms), "server: longest one connection may block a serving thread; its peer is then refused a while" },
 	{ "connect_timeout_ms", RPCRDMA_CT_DURATION, 1, 600000, 5000, 0, 1000, NULL, C,
 	  OFF(ro_connect_timeout_ms), "client: bound on resolution and connection" },
 	{ "call_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 0, 0, 1000, NULL, C,

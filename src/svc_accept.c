@@ -191,8 +191,9 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 			    ev->status);
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			refused = lst_has_room(l) ? lst_accept(l, ev) :
-						    lst_refuse(l, ev);
+			/* A peer that stalled us lately first (svc_loop.c). */
+			refused = svc_rdma_peer_admit(l, ev->id) && lst_has_room(l) ?
+				  lst_accept(l, ev) : lst_refuse(l, ev);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			break;

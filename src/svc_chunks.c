@@ -69,7 +69,7 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		rem[i].rm_addr = m->cm_pulls[i].pl_seg.rs_offset;
 		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.rs_handle;
 	}
-	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
+	svc_rdma_stall_deadline(c, &deadline);
 	rc = rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 0, local, rem,
 			     m->cm_npulls, &deadline);
 	if (rc) {
@@ -120,7 +120,7 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	}
 	if (!n)
 		return 0;
-	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
+	svc_rdma_stall_deadline(c, &deadline);
 	return rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 1, local, rem,
 			       n, &deadline);
 }

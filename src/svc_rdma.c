@@ -6,6 +6,7 @@
  * With ro_svc_threads, the listener's own threads serve instead
  * (svc_threads.c): every xp_fd is then a private eventfd svc_run() never
  * wakes for, kept only so svc_getreq_common() finds the SVCXPRT.
+ * Who polls, sleeps and wakes whom, in both modes: svc_loop.c.
  */
 #include "config.h"
 #include <errno.h>
@@ -204,19 +205,18 @@ static void conn_add_poll_stats(struct svc_rdma_conn *c,
 }
 
 /*
- * Nothing queued: spin up to ro_busy_poll_us for the next Call before
- * arming the CQ and going back to svc_run's poll(2).  1 if a Call (or the
- * connection's death) is there to handle, 0 to sleep.
+ * Nothing queued: spin up to spin_us for the next Call before arming the
+ * CQ and going back to svc_run's poll(2).  1 if a Call (or the
+ * connection's death) is there to handle, 0 to sleep (the CQ armed).
  */
-static int conn_spin(struct svc_rdma_conn *c)
+static int conn_spin(struct svc_rdma_conn *c, uint32_t spin_us)
 {
 	struct rpcrdma_poll_stats ps = { 0 };
 	int rc;
 
 	if (conn_po_done(c))
 		return 1;
-	rc = rpcrdma_poll_wait(&conn_spin_ops, c, c->sc_x.rx_opts.ro_busy_poll_us,
-			       0, &ps);
+	rc = rpcrdma_poll_wait(&conn_spin_ops, c, spin_us, 0, &ps);
 	conn_add_poll_stats(c, &ps);
 	return rc == 0;
 }
@@ -373,6 +373,10 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		uint32_t len;
 		char *m;
 
+		/* svc_run: this turn's budget spent (on bad ones too), the
+		 * rest waits for the next turn (conn_stat yields). */
+		if (!c->sc_threaded && c->sc_turn >= SVC_RDMA_TURN_CALLS)
+			break;
 		/* Taken under the lock, handled outside it: a bad header's
 		 * RDMA_ERROR may have to reap for a send context. */
 		pthread_mutex_lock(&c->sc_lock);
@@ -385,6 +389,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		pthread_mutex_unlock(&c->sc_lock);
 		if (!rep)
 			break;
+		c->sc_turn++;
 		if (conn_check_call(c, ct, rep, &m, &len)) {
 			conn_repost(c, rep);
 			continue;
@@ -416,6 +421,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
+	int spent;
 
 	/* Threaded: one Call per svc_getreq_common(), and libtirpc never
 	 * destroys what other threads may be serving (svc_threads.c does). */
@@ -423,9 +429,20 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 		return XPRT_IDLE;
 	if (c->sc_x.rx_dead)
 		return XPRT_DIED;
-	if (!conn_spin(c))
-		return XPRT_IDLE;
-	return c->sc_x.rx_dead ? XPRT_DIED : XPRT_MOREREQS;
+	/* The turn's budget spent: one look, no spin, before it ends. */
+	spent = c->sc_turn >= SVC_RDMA_TURN_CALLS;
+	if (!conn_spin(c, spent ? 0 : c->sc_x.rx_opts.ro_busy_poll_us)) {
+		c->sc_turn = 0;
+		return XPRT_IDLE;	/* the CQ armed: back to poll(2) */
+	}
+	if (c->sc_x.rx_dead)
+		return XPRT_DIED;
+	if (!spent)
+		return XPRT_MOREREQS;
+	/* Calls left: the others' turns first (svc_loop.c). */
+	c->sc_turn = 0;
+	svc_rdma_conn_yield(c);
+	return XPRT_IDLE;
 }
 
 static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
@@ -593,6 +610,7 @@ static void lst_destroy(SVCXPRT *xprt)
 		svc_threads_stop(l);
 	xprt_unregister(xprt);
 	svc_rdma_idle_stop(l);
+	svc_rdma_loop_stop(l);
 	while (l->sl_conns)
 		conn_destroy(&l->sl_conns->sc_xprt);
 	if (l->sl_pool.sp_nthreads)
@@ -671,6 +689,11 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		}
 	}
 	rc = svc_rdma_idle_start(l);
+	if (!rc) {
+		rc = svc_rdma_loop_start(l);
+		if (rc)
+			svc_rdma_idle_stop(l);
+	}
 	if (rc) {
 		if (l->sl_opts.ro_svc_threads) {
 			svc_threads_stop(l);
@@ -778,80 +801,4 @@ int svc_rdma_set_options(SVCXPRT *xprt, const struct rpcrdma_options *opts)
 		rc |= rpcrdma_xprt_set_options(&c->sc_x, opts);
 	pthread_mutex_unlock(&l->sl_lock);
 	return rc ? -1 : 0;
-}
-
-/*
- * The descriptors a private event loop must watch for this listener: its
- * own and one per connection.  Returns how many there are (which may be
- * more than max: only max are filled), or -1 if xprt is not a listener.
- */
-int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
-{
-	struct svc_rdma_listener *l;
-	struct svc_rdma_conn *c;
-	int n = 0;
-
-	if (!xprt || xprt->xp_ops != &listener_ops || max < 0 || (max && !fds))
-		return -1;
-	l = to_lst(xprt);
-	pthread_mutex_lock(&l->sl_lock);
-	if (n < max)
-		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
-	n++;
-	/* idle_timeout_ms: the timer that closes idle connections. */
-	if (svc_rdma_idle_fd(l) >= 0) {
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = svc_rdma_idle_fd(l),
-						  .events = POLLIN };
-		n++;
-	}
-	/* Threaded: the service threads watch the connections themselves. */
-	for (c = l->sl_pool.sp_nthreads ? NULL : l->sl_conns; c;
-	     c = c->sc_next, n++)
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = c->sc_xprt.xp_fd,
-						  .events = POLLIN };
-	pthread_mutex_unlock(&l->sl_lock);
-	return n;
-}
-
-/*
- * One turn of a private service loop, for programs that run their own
- * thread instead of svc_run(): wait up to timeout_ms for the listener or
- * any of its connections, then serve everything ready through libtirpc's
- * dispatcher (svc_getreq_common), which also reaps dead connections.
- */
-int svc_rdma_serve(SVCXPRT *xprt, int timeout_ms)
-{
-	struct pollfd *fds;
-	int n, got, i, served = 0;
-
-	n = svc_rdma_pollfds(xprt, NULL, 0);
-	if (n < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	/* Threaded: the service threads serve; this loop only waits. */
-	if (to_lst(xprt)->sl_pool.sp_nthreads) {
-		if (poll(NULL, 0, timeout_ms) < 0 && errno != EINTR)
-			return -1;
-		return 0;
-	}
-	fds = calloc((size_t)n, sizeof(*fds));
-	if (!fds) {
-		errno = ENOMEM;
-		return -1;
-	}
-	n = svc_rdma_pollfds(xprt, fds, n);
-	got = poll(fds, (nfds_t)n, timeout_ms);
-	for (i = 0; got > 0 && i < n; i++) {
-		if (!fds[i].revents)
-			continue;
-		svc_getreq_common(fds[i].fd);
-		served++;
-	}
-	free(fds);
-	if (got < 0)
-		return errno == EINTR ? 0 : -1;
-	return served;
 }

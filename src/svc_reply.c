@@ -12,16 +12,17 @@
 #include "svc_threads.h"
 
 /*
- * SVC_RDMA_SEND_STALL_MS (svc_threads.h): how long a Reply or RDMA_ERROR
- * may wait for a send context before its connection counts as stalled.
- * The wait runs on the service thread, so every other connection waits
- * with it.  A healthy peer frees a context
- * with its next signaled Send completion: a few ms even under QEMU
- * emulation, and still well under this after a few transport
- * retransmissions (rxe's ACK timeout is under a second; siw rides TCP,
- * whose first retransmissions come after 1 s, then 2 s).  A peer that
- * takes no Sends at all (no receive posted: its Replies sit in RNR retry
- * forever) frees none, and may hold everybody else no longer than this.
+ * svc_stall_ms (default 1 s, svc_rdma_stall_deadline): how long a Reply or
+ * RDMA_ERROR may wait for a send context, or for its Send, before its
+ * connection counts as stalled.  The wait runs on the serving thread, so
+ * under svc_run() every other connection waits with it.  A healthy peer
+ * frees a context with its next signaled Send completion: a few ms even
+ * under QEMU emulation, and still under a second after a lost packet
+ * (rxe's ACK timeout; siw rides TCP, whose retransmissions on a running
+ * connection come after its RTO, at least 200 ms).  A peer that takes no
+ * Sends at all (no receive posted: its Replies sit in RNR retry forever)
+ * frees none, and holds everybody else no longer than this, once: its
+ * address is then refused for 30 times as long (svc_rdma_peer_stalled).
  * RDMA Read and Write chains get the same bound.
  */
 
@@ -40,14 +41,16 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c)
 	}
 	pthread_mutex_unlock(&x->rx_lock);
 	if (stalled) {
-		RPCRDMA_DBG("conn %p: Sends stalled %d ms, torn down",
-			    (void *)c, SVC_RDMA_SEND_STALL_MS);
+		RPCRDMA_DBG("conn %p: stalled %u ms, torn down", (void *)c,
+			    x->rx_opts.ro_svc_stall_ms);
 		rpcrdma_ep_disconnect(&x->rx_ep);
+		/* Its peer's stall budget is spent. */
+		svc_rdma_peer_stalled(c);
 	}
 }
 
 /*
- * Post one message, waiting at most SVC_RDMA_SEND_STALL_MS for a send
+ * Post one message, waiting at most svc_stall_ms for a send
  * context.  When none came free, this connection's Sends have stalled and
  * it is torn down alone: marked dead (-ETIMEDOUT), so its later Sends fail
  * at once and svc_run sees XPRT_DIED (conn_stat) and destroys it;
@@ -58,12 +61,10 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 			     const struct rpcrdma_release *rel, uint64_t *seqp,
 			     int *queuedp)
 {
-	struct timeval tv = { SVC_RDMA_SEND_STALL_MS / 1000,
-			      (SVC_RDMA_SEND_STALL_MS % 1000) * 1000 };
 	struct timespec deadline;
 	int rc;
 
-	rpcrdma_deadline(&deadline, &tv);
+	svc_rdma_stall_deadline(c, &deadline);
 	rc = rpcrdma_xprt_send_owned(&c->sc_x, hdr, hdrlen, xb, &deadline,
 				     rel, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
@@ -402,7 +403,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	 * buffer) goes back before the Reply grants the credit that lets the
 	 * client use it again. */
 	svc_rdma_call_release(c, ct);
-	rpcrdma_deadline_ms(&deadline, SVC_RDMA_SEND_STALL_MS);
+	svc_rdma_stall_deadline(c, &deadline);
 	/* A connection whose Sends stall is torn down there, alone. */
 	if (!rc)
 		rc = conn_send_bounded(c, hdr, (size_t)n, body, rel, &seq,

@@ -2,7 +2,8 @@
  * Service threads (ro_svc_threads > 0): a listener's own threads serve its
  * connections, Calls of one connection in parallel, leader/follower: one
  * thread polls every CQ and the CM channel, the others serve what it
- * queued.  Each Call goes through libtirpc's svc_getreq_common().
+ * queued.  Each Call goes through libtirpc's svc_getreq_common().  Who
+ * leads, sleeps and wakes whom: svc_loop.c's opening comment.
  */
 #include "config.h"
 #include <errno.h>
@@ -177,8 +178,10 @@ static void set_handle(struct lead_set *s)
  * looked at, so new connections are accepted under load too), then reap
  * the CQs, spinning up to ro_busy_poll_us; only when all is quiet arm
  * them and sleep in poll(2).  Returns with Calls queued, or on a wake.
+ * forced: Calls are queued already (svc_loop.c): one look at the CM
+ * channel and every CQ, no spin, no sleep, and so no arming either.
  */
-static void lead(struct lead_set *s)
+static void lead(struct lead_set *s, int forced)
 {
 	struct svc_rdma_listener *l = s->ls_lst;
 	struct rpcrdma_poll_stats ps = { 0 };
@@ -191,6 +194,13 @@ static void lead(struct lead_set *s)
 	for (; gone; gone = next) {
 		next = gone->sc_gone;
 		svc_rdma_conn_destroy(gone);
+	}
+	if (forced) {
+		/* CQs left unarmed fire no event: each is reaped once too. */
+		if (poll(s->ls_fds, (nfds_t)(2 + s->ls_n), 0) > 0)
+			set_handle(s);
+		set_reap(s);
+		return;
 	}
 	if (poll(s->ls_fds, 2, 0) > 0) {
 		int n = s->ls_n;
@@ -270,8 +280,13 @@ static void *svc_thread_main(void *arg)
 	svc_rdma_thread_call = &ct;
 	pthread_mutex_lock(&l->sl_lock);
 	while (!p->sp_stop) {
-		c = pick(l);
+		/* Busy connections take turns with everything else. */
+		int due = !p->sp_leader &&
+			  p->sp_since_lead >= SVC_RDMA_TURN_CALLS;
+
+		c = due ? NULL : pick(l);
 		if (c) {
+			p->sp_since_lead++;
 			pthread_mutex_unlock(&l->sl_lock);
 			serve(l, &ct, c);
 			pthread_mutex_lock(&l->sl_lock);
@@ -286,8 +301,11 @@ static void *svc_thread_main(void *arg)
 			continue;
 		}
 		p->sp_leader = 1;
+		p->sp_since_lead = 0;
+		if (due)
+			l->sl_closed.rs_forced_leads++;
 		pthread_mutex_unlock(&l->sl_lock);
-		lead(&s);
+		lead(&s, due);
 		pthread_mutex_lock(&l->sl_lock);
 		p->sp_leader = 0;
 		/* Followers serve what was queued; one of them leads next. */

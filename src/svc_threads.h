@@ -11,6 +11,7 @@
 #include "svc_pool.h"
 #include "transport.h"
 #include "svc_limits.h"
+#include "svc_peers.h"
 #include <rpc/svc_mt.h>
 
 struct svc_rdma_listener;
@@ -60,6 +61,10 @@ struct svc_rdma_conn {
 	int sc_lost;			/* the peer or fabric ended it (rx_lock) */
 	uint64_t sc_last_call_ns;	/* a Call last came (idle_timeout_ms) */
 	struct svc_rdma_mem sc_mem;	/* max_conn_memory (sc_dev->sd_lock) */
+	/* svc_run mode, fair turns (svc_loop.c): */
+	uint32_t sc_turn;		/* Calls taken in this turn */
+	uint64_t sc_yield_gen;		/* the kick pass that serves it next; 0: none */
+	int sc_penalized;		/* its peer stalled: no time to block (atomic) */
 };
 
 /* The service threads of one listener (threaded mode only). */
@@ -70,6 +75,7 @@ struct svc_rdma_pool {
 	int sp_leader;			/* one thread polls, the others wait */
 	int sp_stop;
 	int sp_wakefd;			/* eventfd: refresh the leader's set, stop */
+	uint32_t sp_since_lead;		/* Calls picked since a thread last led */
 };
 
 struct svc_rdma_listener {
@@ -88,6 +94,10 @@ struct svc_rdma_listener {
 	struct svc_rdma_addr sl_laddr;	/* xp_ltaddr's storage */
 	SVCXPRT sl_idle_xprt;		/* svc_run mode: the idle timer */
 	SVCXPRT_EXT sl_idle_ext;
+	SVCXPRT sl_kick_xprt;		/* svc_run mode: turns of yielded connections */
+	SVCXPRT_EXT sl_kick_ext;
+	uint64_t sl_kick_gen;		/* kick passes so far */
+	struct svc_rdma_peers sl_peers;	/* peers refused for stalling (sl_lock) */
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */
@@ -108,6 +118,21 @@ void svc_rdma_idle_sweep(struct svc_rdma_listener *l);
 int svc_rdma_idle_start(struct svc_rdma_listener *l);
 void svc_rdma_idle_stop(struct svc_rdma_listener *l);
 int svc_rdma_idle_fd(const struct svc_rdma_listener *l);
+
+/*
+ * svc_loop.c: the serving loop's rules (its opening comment says who
+ * polls, who sleeps, who wakes whom).  A connection's turn is at most
+ * SVC_RDMA_TURN_CALLS Calls: a quarter of the default 32 credits, so a
+ * peer keeping its whole window full is served in four turns while every
+ * other ready connection, the CM channel and the idle timer get theirs.
+ */
+#define SVC_RDMA_TURN_CALLS 8
+int svc_rdma_loop_start(struct svc_rdma_listener *l);
+void svc_rdma_loop_stop(struct svc_rdma_listener *l);
+void svc_rdma_conn_yield(struct svc_rdma_conn *c);
+void svc_rdma_stall_deadline(struct svc_rdma_conn *c, struct timespec *ts);
+void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
+int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
 
 /* svc_threads.c */
 extern __thread struct svc_rdma_call *svc_rdma_thread_call;
@@ -136,11 +161,8 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
 int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			    struct rpcrdma_rep *rep, const char *m, uint32_t len);
-/*
- * How long one Send, or one RDMA Read/Write chain, may take before its
- * connection counts as stalled (see svc_reply.c).
- */
-#define SVC_RDMA_SEND_STALL_MS 5000
+/* How long one Send, or one RDMA Read/Write chain, may take before its
+ * connection counts as stalled: svc_stall_ms (svc_rdma_stall_deadline). */
 
 /* svc_chunks.c: Read chunks in, Reply and Write chunks out. */
 /* Largest Call reassembled from Read chunks, and largest chunked Reply:

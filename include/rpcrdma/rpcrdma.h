@@ -77,7 +77,9 @@ struct rpcrdma_options {
 	uint32_t ro_max_connections;	/* server: connections per listener; 0: no limit */
 	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
 	uint32_t ro_max_conn_memory;	/* server: bytes one connection may hold; 0: no limit */
-	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
+	uint32_t ro_svc_stall_ms;	/* server: longest one connection may block a serving thread */
+	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break (the
+					 * struct's size is unchanged: this took padding) */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -151,6 +153,12 @@ struct rpcrdma_stats {
 	/* The RDMA Read/Write engine (appended). */
 	uint64_t rs_cqe_unknown;	/* completions with no context or of an unknown kind: refused, the connection failed */
 	uint64_t rs_reads_peak;		/* server: the most RDMA Reads outstanding at once on a connection (listener: on any) */
+	/* Fair service and stall budgets (appended). */
+	uint64_t rs_turns_yielded;	/* server: turns a connection ended with Calls left, its budget spent */
+	uint64_t rs_forced_leads;	/* server, threaded: polls of the CM channel and every CQ made
+					 * before serving more Calls of busy connections */
+	uint64_t rs_stall_refused;	/* server: connection requests refused: their peer address stalled
+					 * a serving thread within the last 30 x svc_stall_ms */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

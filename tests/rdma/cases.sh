@@ -546,8 +546,11 @@ stall() {
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
+	# Its own address: the server refuses a stalled peer's address a
+	# while (svc_stall_ms), and the clients below are on $cli.
+	second_client_addr || echo "no second client address" >"$work/$name.peer"
 	timeout 240 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
-		-b "$cli" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
+		-b "$cli2" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
 		>"$work/$name.peer" 2>&1 &
 	ppid=$!
 	wait_for "$sent" $ppid
@@ -623,6 +626,9 @@ done
 # one over it, every strategy and baseline, each payload verified; the
 # JSON and plot are checked by bench-check.py.  Then one corrupted reply
 # must fail a run.
+# Fair turns and per-peer stall budgets (issue 16).
+. "$(dirname "$0")/fair-cases.sh"
+
 bench_case() {
 	name=bench port=20300
 	out=$work/bench

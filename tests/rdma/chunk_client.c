@@ -86,6 +86,7 @@ struct worker {
 };
 
 static int until_killed;	/* -F */
+static unsigned flood_size;	/* -S: -F calls of this size only */
 
 static void *work(void *arg)
 {
@@ -99,6 +100,9 @@ static void *work(void *arg)
 	for (i = 0; i < NSIZES || until_killed; i++) {
 		unsigned n = until_killed ? sizes[NSIZES - 1 - (i + w->w_id) % 2] :
 			     sizes[(i + w->w_id) % NSIZES];
+
+		if (flood_size)
+			n = flood_size;
 
 		if (echo(w->w_cl, in, out, n, w->w_id + i, zero_copy, 1) !=
 		    RPC_SUCCESS)
@@ -347,7 +351,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:F:mg")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:F:mgS:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -363,6 +367,7 @@ int main(int argc, char **argv)
 		case 'A': abandon = 1; break;
 		case 'M': limit = (unsigned)atoi(optarg); break;
 		case 'F': flag = optarg; until_killed = 1; break;
+		case 'S': flood_size = (unsigned)atoi(optarg); break;
 		case 'm': conn_memory = 1; break;
 		case 'g': refused = 1; break;
 		default: return 2;

@@ -567,6 +567,12 @@ int main(int argc, char **argv)
 		printf("server: reads_peak %llu cqe_unknown %llu\n",
 		       (unsigned long long)st.rs_reads_peak,
 		       (unsigned long long)st.rs_cqe_unknown);
+	if (svc_rdma_get_stats(listener, &st) == 0)
+		printf("server: fair turns_yielded %llu forced_leads %llu "
+		       "stall_refused %llu\n",
+		       (unsigned long long)st.rs_turns_yielded,
+		       (unsigned long long)st.rs_forced_leads,
+		       (unsigned long long)st.rs_stall_refused);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))

@@ -61,3 +61,25 @@ pair() {
 	fi
 }
 
+# second_client_addr: a second address on the client host, cli2, for a
+# hostile peer: the server's stall budget is per peer address (svc_stall_ms),
+# so a bystander on $cli must not share it.  Idempotent.
+second_client_addr() {
+	case $kind in
+	rxe)
+		cli2=10.20.0.3
+		ip addr show dev rxeC | grep -q " $cli2/" && return 0
+		ip addr add $cli2/32 dev rxeC &&
+		ip route add $cli2 dev rxeS src $srv table 101 &&
+		ip rule add pref 100 to $cli2 iif lo lookup 101 &&
+		ip rule add pref 101 to $cli2 oif rxeS lookup 101
+		;;
+	siw)
+		cli2=10.21.0.3
+		ip -n rpccli addr show dev siwC | grep -q " $cli2/" && return 0
+		ip -n rpccli addr add $cli2/24 dev siwC
+		;;
+	*)	cli2=$cli; return 1 ;;
+	esac
+	sleep 0.5	# rxe: the GID table follows the address
+}

@@ -195,7 +195,7 @@ static int server_disconnected(int ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: norecv_peer -a SERVER -b SOURCE -p PORT [-n CALLS]\n"
-		"       [-f SENTFILE] [-s STOPFILE] [-i IDLE_SECS] [-t SECS]\n");
+		"       [-f SENTFILE] [-s STOPFILE] [-i IDLE_SECS] [-t SECS] [-q]\n");
 	exit(2);
 }
 
@@ -204,10 +204,11 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *src = NULL, *port = NULL;
 	const char *sentfile = NULL, *stopfile = NULL;
 	int timeout = 60, idle = 60, ncalls = 64, sent, ok, failed, c;
+	int quit = 0;	/* -q: leave as soon as the server disconnects us */
 	int64_t t0, gone_at = -1, idle_end;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:q")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': src = optarg; break;
@@ -217,6 +218,7 @@ int main(int argc, char **argv)
 		case 's': stopfile = optarg; break;
 		case 'i': idle = atoi(optarg); break;
 		case 't': timeout = atoi(optarg); break;
+		case 'q': quit = 1; break;
 		default: usage();
 		}
 	}
@@ -251,6 +253,8 @@ int main(int argc, char **argv)
 	/* Stay connected and idle until told to stop (or for IDLE_SECS). */
 	idle_end = now_ms() + (int64_t)idle * 1000;
 	while (now_ms() < idle_end && !(stopfile && !access(stopfile, F_OK))) {
+		if (gone_at >= 0 && quit)
+			break;
 		if (gone_at >= 0)
 			usleep(100 * 1000);
 		else if (server_disconnected(100))
