@@ -34,6 +34,7 @@ struct svc_rdma_call {
 	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
 	int ct_rel_queued;		/* conn_reply queued ct_rel */
 	int ct_rel_status;		/* else: errno for rl_fn, 0 if sent */
+	struct rpcrdma_drc_entry *ct_drc; /* drc_size: its entry until answered */
 };
 
 /* One accepted connection. */
@@ -87,6 +88,7 @@ struct svc_rdma_listener {
 	struct svc_rdma_addr sl_laddr;	/* xp_ltaddr's storage */
 	SVCXPRT sl_idle_xprt;		/* svc_run mode: the idle timer */
 	SVCXPRT_EXT sl_idle_ext;
+	struct svc_rdma_drc *sl_drc;	/* drc_size: the duplicate request cache */
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */

@@ -78,6 +78,8 @@ struct rpcrdma_options {
 	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
 	uint32_t ro_max_conn_memory;	/* server: bytes one connection may hold; 0: no limit */
 	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break */
+	/* Appended in the struct's tail padding: its size is unchanged. */
+	uint32_t ro_drc_size;		/* server: duplicate request cache entries; 0: off */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -148,6 +150,11 @@ struct rpcrdma_stats {
 	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
 	uint64_t rs_idle_closed;	/* server: connections closed after idle_timeout_ms without a Call */
 	uint64_t rs_conn_mem_limit;	/* server: Calls answered ERR_CHUNK, connections refused, for max_conn_memory */
+	/* The duplicate request cache (drc_size, appended). */
+	uint64_t rs_drc_hits;		/* server: retransmitted Calls answered with the kept Reply */
+	uint64_t rs_drc_misses;		/* server: Calls looked up and executed */
+	uint64_t rs_drc_inprog_drops;	/* server: retransmissions dropped, the first copy still running */
+	uint64_t rs_drc_evictions;	/* server: kept Replies dropped for room, stale or too large */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
