@@ -35,6 +35,7 @@
 #include <poll.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "drc_prog.h"
 #include "strategy_check.h"
 
 void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
@@ -524,7 +525,9 @@ int main(int argc, char **argv)
 		printf("server: listener local %s xp_port %u\n", l,
 		       (unsigned)listener->xp_port);
 	}
-	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL)) {
+	/* The counter of the duplicate request cache tests (drcpeer). */
+	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL) ||
+	    drc_prog_register(listener)) {
 		fprintf(stderr, "svc_reg failed\n");
 		return 1;
 	}
@@ -563,6 +566,12 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_chunk_limit,
 		       (unsigned long long)st.rs_too_large,
 		       (unsigned long long)st.rs_conn_mem_limit);
+	if (svc_rdma_get_stats(listener, &st) == 0)
+		printf("server: drc hits %llu misses %llu inprog_drops %llu "
+		       "evictions %llu\n", (unsigned long long)st.rs_drc_hits,
+		       (unsigned long long)st.rs_drc_misses,
+		       (unsigned long long)st.rs_drc_inprog_drops,
+		       (unsigned long long)st.rs_drc_evictions);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))
