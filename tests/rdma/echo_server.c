@@ -131,7 +131,7 @@ bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 	res->es_vmpin_kb = vmpin_kb();
 	/* Without service threads: the listener's fd and one per connection. */
 	n = svc_rdma_pollfds(listener, NULL, 0);
-	/* ... and with -i, the idle timer's. */
+	/* ... and with an idle timeout (the default has one), the timer's. */
 	n -= 1 + (idle_ms > 0);
 	res->es_conns = n > 0 ? (unsigned)n : 0;
 	if (svc_rdma_get_stats(listener, &st) == 0) {
@@ -503,6 +503,13 @@ int main(int argc, char **argv)
 	if (!listener) {
 		clnt_pcreateerror("svc_rdma_create");
 		return 1;
+	}
+	{
+		struct rpcrdma_options in_force;
+
+		/* The idle timeout in force, from -i or the configuration. */
+		if (!svc_rdma_get_options(listener, &in_force))
+			idle_ms = in_force.ro_idle_timeout_ms;
 	}
 	if (live >= 0) {
 		struct rpcrdma_options ch;
