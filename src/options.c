@@ -44,12 +44,6 @@ static int check_handle(const struct rpcrdma_options *o, unsigned int role,
 	uint64_t v;
 	size_t k;
 
-	for (k = 0; k < sizeof(o->ro_reserved) / sizeof(o->ro_reserved[0]); k++)
-		if (o->ro_reserved[k]) {
-			snprintf(err, errlen, "ro_reserved[%zu] is not zero (was the "
-				 "structure filled by rpcrdma_options_init()?)", k);
-			return -EINVAL;
-		}
 	for (k = 0; k < rpcrdma_nkeys; k++) {
 		const struct rpcrdma_conf_key *key = &rpcrdma_keys[k];
 

@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include "poller.h"
+#include "svc_drc.h"
 #include "svc_recv.h"
 #include "svc_threads.h"
 
@@ -266,6 +267,7 @@ void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 /* A Call is answered (or abandoned): its receive and chunk buffer go back. */
 void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
 {
+	svc_rdma_drc_release(c, ct);
 	if (ct->ct_cur) {
 		conn_repost(c, ct->ct_cur);
 		ct->ct_cur = NULL;
@@ -413,6 +415,9 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		pthread_mutex_lock(&c->sc_x.rx_lock);
 		c->sc_x.rx_stats.rs_calls++;
 		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		/* A retransmission: answered from the cache, or dropped. */
+		if (svc_rdma_drc_check(c, ct, msg, m, len))
+			continue;
 		return TRUE;
 	}
 	return FALSE;
@@ -505,6 +510,8 @@ static void conn_destroy(SVCXPRT *xprt)
 			break;
 		}
 	pthread_mutex_unlock(&l->sl_lock);
+	/* svc_run: a Call its program never answered is forgotten. */
+	svc_rdma_drc_release(c, &c->sc_call);
 	conn_linger(c);
 	pthread_mutex_lock(&l->sl_lock);
 	c->sc_x.rx_stats.rs_conns_freed++;
@@ -615,6 +622,7 @@ static void lst_destroy(SVCXPRT *xprt)
 		conn_destroy(&l->sl_conns->sc_xprt);
 	if (l->sl_pool.sp_nthreads)
 		close(xprt->xp_fd);
+	svc_rdma_drc_stop(l);
 	/* After the last connection: nothing uses the PDs any more. */
 	svc_rdma_devs_fini(l);
 	rdma_destroy_id(l->sl_id);
@@ -691,6 +699,11 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 	rc = svc_rdma_idle_start(l);
 	if (!rc) {
 		rc = svc_rdma_loop_start(l);
+		if (!rc) {
+			rc = svc_rdma_drc_start(l);
+			if (rc)
+				svc_rdma_loop_stop(l);
+		}
 		if (rc)
 			svc_rdma_idle_stop(l);
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "chunks.h"
 #include "rchunks.h"
+#include "svc_drc.h"
 #include "svc_threads.h"
 
 /*
@@ -153,6 +154,18 @@ static void take_results(struct rpc_msg *msg, struct reply_res *rb)
 	}
 }
 
+/*
+ * Where a Reply's bytes come from: encoded now from the program's
+ * message, or a Reply the duplicate request cache kept (a retransmitted
+ * Call), replayed with the segments it had, into the new Call's chunks.
+ */
+struct reply_src {
+	SVCXPRT *rs_xprt;
+	struct rpc_msg *rs_msg;
+	struct reply_res rs_rb;
+	const struct rpcrdma_drc_reply *rs_kept;
+};
+
 /* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
 static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 			const struct reply_res *rb, struct rpcrdma_xdr_buf *xb,
@@ -168,6 +181,15 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 	      SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, rb->rb_xres, rb->rb_where));
 	XDR_DESTROY(&xdrs);
 	return ok ? 0 : -EMSGSIZE;
+}
+
+static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
+		      char *buf, uint32_t len, uint32_t threshold)
+{
+	if (s->rs_kept)
+		return svc_rdma_drc_replay(s->rs_kept, xb, buf, len, threshold);
+	return encode_reply(s->rs_xprt, s->rs_msg, &s->rs_rb, xb, buf, len,
+			    threshold);
 }
 
 /* The Call's Write chunks, returned unused: every length 0. */
@@ -275,9 +297,8 @@ out_unused:
  * max_chunk_bytes (the caller answers ERR_CHUNK: never a truncated
  * Reply); other errors are the connection's.
  */
-static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
-			  struct svc_rdma_call *ct, struct rpc_msg *msg,
-			  const struct reply_res *rb, struct rpcrdma_hdr *h)
+static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			  const struct reply_src *src, struct rpcrdma_hdr *h)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
 	struct rpcrdma_chunk_limits lim;
@@ -309,10 +330,13 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 	if (rc)
 		return rc;
 	/* Threshold 0: every byte copied, so the Reply is b's first len. */
-	rc = encode_reply(xprt, msg, rb, &xb, b.sb_mem, (uint32_t)room, 0);
+	rc = src_encode(src, &xb, b.sb_mem, (uint32_t)room, 0);
 	if (rc == -EMSGSIZE && (size_t)room < offered)
 		svc_rdma_count_mem_limit(c);
 	len = rpcrdma_xdrbuf_len(&xb);
+	/* Too large for the scratch, it is whole only here. */
+	if (!rc)
+		svc_rdma_drc_keep(c, ct, &xb);
 	if (!rc) {
 		svc_rdma_chunk_limits(c, &lim);
 		if (!rpcrdma_reply_fits(&lim, len)) {
@@ -342,39 +366,36 @@ static int reply_in_chunk(SVCXPRT *xprt, struct svc_rdma_conn *c,
 	return 0;
 }
 
-bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+/*
+ * Send a Reply for ct: inline, with its large opaques in the Call's Write
+ * chunks, or in its Reply chunk; RDMA_ERROR / ERR_CHUNK when none fits.
+ */
+static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			 const struct reply_src *src)
 {
-	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
-	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
 	struct rpcrdma_xprt *x = &c->sc_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
 	struct rpcrdma_xdr_buf xb, empty, rest;
 	const struct rpcrdma_xdr_buf *body = &xb;
 	struct rpcrdma_hdr h;
-	struct reply_res rb;
 	struct timespec deadline;
 	const struct rpcrdma_release *rel;
 	uint64_t seq = 0;
 	ssize_t n;
 	int rc, ddp;
 
-	/* Not the thread serving a Call of this connection: nothing to answer.
-	 * Answered already: rpcgen's stubs follow a failed svc_sendreply()
-	 * with svcerr_systemerr(), but the client has its RDMA_ERROR. */
-	if (!ct || ct->ct_answered)
-		return FALSE;
-	ct->ct_answered = 1;
 	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
 	ct->ct_rel_queued = 0;
-	msg->rm_xid = ct->ct_xid;
 	/* We grant exactly the receives we keep posted. */
 	reply_header(ct, x->rx_ep.re_nrecv, &h);
-	take_results(msg, &rb);
 	/* Each service thread owns one scratch slice: Replies encode in
 	 * parallel. */
-	rc = encode_reply(xprt, msg, &rb, &xb, c->sc_scratch +
-			  (size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
-			  x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
+	rc = src_encode(src, &xb, c->sc_scratch +
+			(size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
+			x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
+	/* Encoded whole: the duplicate request cache keeps a copy. */
+	if (!rc && !src->rs_kept)
+		svc_rdma_drc_keep(c, ct, &xb);
 	/* Large opaques into the Write chunks offered, the rest inline. */
 	ddp = rc ? -ENOENT : reply_ddp(c, ct, &xb, &h, &rest);
 	if (!ddp)
@@ -385,7 +406,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	if (ddp == -ENOENT &&
 	    (rc || n < 0 || (size_t)n + rpcrdma_xdrbuf_len(&xb) > x->rx_send_max)) {
 		/* Too large to Send: the Reply chunk, or ERR_CHUNK. */
-		rc = reply_in_chunk(xprt, c, ct, msg, &rb, &h);
+		rc = reply_in_chunk(c, ct, src, &h);
 		rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
 		body = &empty;
 		if (rc == -EMSGSIZE || rc == -ENOMEM) {
@@ -418,14 +439,45 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		svc_rdma_conn_stalled(c);
 	ct->ct_rel_status = -rc;
 	if (rc == -EMSGSIZE || rc == -ENOMEM)	/* no room: fail it cleanly */
-		svc_rdma_conn_send_error(c, msg->rm_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_send_error(c, ct->ct_xid, RPCRDMA_ERR_CHUNK);
 	pthread_mutex_lock(&x->rx_lock);
 	if (!rc)
 		x->rx_stats.rs_replies++;
 	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
 	pthread_mutex_unlock(&x->rx_lock);
-	RPCRDMA_DBG("conn %p: Reply xid %#x: %d", (void *)c, msg->rm_xid, rc);
+	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d", (void *)c,
+		    src->rs_kept ? " (kept)" : "", ct->ct_xid, rc);
 	return rc == 0;
+}
+
+bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
+	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
+	struct reply_src src = { .rs_xprt = xprt, .rs_msg = msg };
+
+	/* Not the thread serving a Call of this connection: nothing to answer.
+	 * Answered already: rpcgen's stubs follow a failed svc_sendreply()
+	 * with svcerr_systemerr(), but the client has its RDMA_ERROR. */
+	if (!ct || ct->ct_answered)
+		return FALSE;
+	ct->ct_answered = 1;
+	msg->rm_xid = ct->ct_xid;
+	take_results(msg, &src.rs_rb);
+	return reply_send(c, ct, &src);
+}
+
+/*
+ * A retransmitted Call whose first copy was executed: its kept Reply
+ * again, into the chunks this copy brought; the procedure does not run.
+ */
+void svc_rdma_drc_resend(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			 const struct rpcrdma_drc_reply *kept)
+{
+	struct reply_src src = { .rs_kept = kept };
+
+	ct->ct_answered = 1;
+	reply_send(c, ct, &src);
 }
 
 /*

@@ -34,6 +34,7 @@ struct svc_rdma_call {
 	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
 	int ct_rel_queued;		/* conn_reply queued ct_rel */
 	int ct_rel_status;		/* else: errno for rl_fn, 0 if sent */
+	struct rpcrdma_drc_entry *ct_drc; /* drc_size: its entry until answered */
 };
 
 /* One accepted connection. */
@@ -98,6 +99,7 @@ struct svc_rdma_listener {
 	SVCXPRT_EXT sl_kick_ext;
 	uint64_t sl_kick_gen;		/* kick passes so far */
 	struct svc_rdma_peers sl_peers;	/* peers refused for stalling (sl_lock) */
+	struct svc_rdma_drc *sl_drc;	/* drc_size: the duplicate request cache */
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */

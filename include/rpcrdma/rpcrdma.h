@@ -78,8 +78,9 @@ struct rpcrdma_options {
 	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
 	uint32_t ro_max_conn_memory;	/* server: bytes one connection may hold; 0: no limit */
 	uint32_t ro_svc_stall_ms;	/* server: longest one connection may block a serving thread */
-	uint32_t ro_reserved[1];	/* zero; room to grow without an ABI break (the
-					 * struct's size is unchanged: this took padding) */
+	/* The last two took the reserved word and the tail padding: the
+	 * struct's size is unchanged. */
+	uint32_t ro_drc_size;		/* server: duplicate request cache entries; 0: off */
 };
 
 RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
@@ -159,6 +160,11 @@ struct rpcrdma_stats {
 					 * before serving more Calls of busy connections */
 	uint64_t rs_stall_refused;	/* server: connection requests refused: their peer address stalled
 					 * a serving thread within the last 30 x svc_stall_ms */
+	/* The duplicate request cache (drc_size, appended). */
+	uint64_t rs_drc_hits;		/* server: retransmitted Calls answered with the kept Reply */
+	uint64_t rs_drc_misses;		/* server: Calls looked up and executed */
+	uint64_t rs_drc_inprog_drops;	/* server: retransmissions dropped, the first copy still running */
+	uint64_t rs_drc_evictions;	/* server: kept Replies dropped for room, stale or too large */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

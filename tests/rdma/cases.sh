@@ -7,7 +7,7 @@ work=${RPCRDMA_TEST_BUILDDIR:?}/tests/rdma/work/${RPCRDMA_TESTBED:?}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
 # The files of cases this one sources, in order (each sourced below).
-case_files="conf-cases.sh"
+case_files="conf-cases.sh chain-cases.sh fair-cases.sh drc-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
@@ -614,21 +614,19 @@ stall stalled-peer-mapped "-s mapped"
 # Async Replies to the stalled peer are released when it is torn down.
 stall stalled-peer-async "-A -s mapped"
 
-# rpcrdma.conf, the environment and per-handle options on the wire.
+# rpcrdma.conf, the environment and per-handle options on the wire
+# (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying
+# peers, Read depth (chain-cases.sh); fair turns and per-peer stall
+# budgets (fair-cases.sh); the duplicate request cache and the default
+# bounds against a connection flood (drc-cases.sh).
 for f in $case_files; do
 	. "$(dirname "$0")/$f"
 done
-
-# The RDMA Read/Write engine: failing chains, dying peers, Read depth.
-. "$(dirname "$0")/chain-cases.sh"
 
 # rpcrdma_bench, a short real run: one size under the inline threshold and
 # one over it, every strategy and baseline, each payload verified; the
 # JSON and plot are checked by bench-check.py.  Then one corrupted reply
 # must fail a run.
-# Fair turns and per-peer stall budgets (issue 16).
-. "$(dirname "$0")/fair-cases.sh"
-
 bench_case() {
 	name=bench port=20300
 	out=$work/bench

@@ -35,6 +35,7 @@
 #include <poll.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
+#include "drc_prog.h"
 #include "strategy_check.h"
 
 void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
@@ -130,7 +131,7 @@ bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 	res->es_vmpin_kb = vmpin_kb();
 	/* Without service threads: the listener's fd and one per connection. */
 	n = svc_rdma_pollfds(listener, NULL, 0);
-	/* ... and with -i, the idle timer's. */
+	/* ... and with an idle timeout (the default has one), the timer's. */
 	n -= 1 + (idle_ms > 0);
 	res->es_conns = n > 0 ? (unsigned)n : 0;
 	if (svc_rdma_get_stats(listener, &st) == 0) {
@@ -503,6 +504,13 @@ int main(int argc, char **argv)
 		clnt_pcreateerror("svc_rdma_create");
 		return 1;
 	}
+	{
+		struct rpcrdma_options in_force;
+
+		/* The idle timeout in force, from -i or the configuration. */
+		if (!svc_rdma_get_options(listener, &in_force))
+			idle_ms = in_force.ro_idle_timeout_ms;
+	}
 	if (live >= 0) {
 		struct rpcrdma_options ch;
 
@@ -524,7 +532,9 @@ int main(int argc, char **argv)
 		printf("server: listener local %s xp_port %u\n", l,
 		       (unsigned)listener->xp_port);
 	}
-	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL)) {
+	/* The counter of the duplicate request cache tests (drcpeer). */
+	if (!svc_reg(listener, ECHO_PROG, ECHO_VERS, dispatch, NULL) ||
+	    drc_prog_register(listener)) {
 		fprintf(stderr, "svc_reg failed\n");
 		return 1;
 	}
@@ -573,6 +583,12 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_turns_yielded,
 		       (unsigned long long)st.rs_forced_leads,
 		       (unsigned long long)st.rs_stall_refused);
+	if (svc_rdma_get_stats(listener, &st) == 0)
+		printf("server: drc hits %llu misses %llu inprog_drops %llu "
+		       "evictions %llu\n", (unsigned long long)st.rs_drc_hits,
+		       (unsigned long long)st.rs_drc_misses,
+		       (unsigned long long)st.rs_drc_inprog_drops,
+		       (unsigned long long)st.rs_drc_evictions);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))

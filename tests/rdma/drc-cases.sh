@@ -1,0 +1,69 @@
+# Exactly-once for retransmissions (drc_size) and the connection bounds'
+# defaults.  Sourced by cases.sh (or run alone by run-cases.sh).
+
+# drc_case NAME SERVER-ENV SERVER-ARGS PEER-ARGS HITS: the counter program
+# (drc_prog.c) against drcpeer, which sends a Call again on a new
+# connection; the peer checks executions and Replies; the server must
+# count HITS retransmissions answered from its cache.
+drc_case() {
+	dn=$1 denv=$2 dsargs=$3 dpargs=$4 dhits=$5
+	pair $dn "env $denv $b/tests/rdma/echo_server $dsargs -a $srv" \
+		"$b/tests/rdma/drcpeer $dpargs -S -a $srv -b $cli"
+	line=$(grep '^server: drc hits' "$work/$dn.server")
+	hits=$(echo "$line" | sed -n 's/^server: drc hits \([0-9]*\) .*/\1/p')
+	if [ "$hits" = "$dhits" ]; then
+		echo "ok - $kind: $dn-counted # $line; $(grep '^drcpeer: executions' "$work/$dn.client")"
+	else
+		echo "not ok - $kind: $dn-counted ('$line', $dhits hits expected)"
+		failed=1
+	fi
+}
+# The default cache: executed once, the first Reply again, inline, in a
+# new Reply chunk, its data in a new Write chunk; with service threads.
+drc_case drc-once-inline "" "" "-m once -k inline -n 100 -e 1" 1
+drc_case drc-once-reply-chunk "" "" "-m once -k reply -n 8000 -e 1" 1
+drc_case drc-once-write-chunk "" "" "-m once -k write -n 8000 -e 1" 1
+drc_case drc-once-threaded "" "-j 4" "-m once -k reply -n 8000 -e 1" 1
+# The control: drc_size 0, the same retransmission runs the procedure again.
+drc_case drc-off-runs-twice "RPCRDMA_DRC_SIZE=0" "" "-m once -k inline -n 100 -e 2" 0
+drc_case drc-off-runs-twice-chunk "RPCRDMA_DRC_SIZE=0" "" "-m once -k reply -n 8000 -e 2" 0
+# A copy while the first still runs (service threads) is dropped, counted;
+# once the first is done, a copy gets its Reply.
+drc_case drc-in-progress "" "-j 2" "-m inprog -k inline -n 100" 1
+drops=$(sed -n 's/^server: drc .* inprog_drops \([0-9]*\) .*/\1/p' "$work/drc-in-progress.server")
+if [ "$drops" = 1 ]; then
+	echo "ok - $kind: drc-in-progress-dropped # inprog_drops $drops"
+else
+	echo "not ok - $kind: drc-in-progress-dropped (inprog_drops '$drops', 1 expected)"
+	failed=1
+fi
+
+# Connection floods against the default bounds (max_connections 128,
+# max_conn_memory 64M, idle_timeout_ms 6m), the server under a descriptor
+# limit of 1024 as a default install has.  floodpeer holds silent
+# connections until refused; the server must stay up (a watcher served
+# throughout, SHUTDOWN at the end), count every refusal, and serve a
+# bystander that connects after.  rxe: refused at max_connections (-L 128).
+# siw: the bed maps queues for only ~18 connections of 32 credits in one
+# process (soak.sh), so the server refuses earlier, at setup, counted the
+# same.
+if [ "$kind" = rxe ]; then flimit="-L 128"; else flimit=; fi
+# The flood leaves: its connections are freed, the bystander gets in.
+pair flood-defaults \
+	"prlimit --nofile=1024 -- $b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/floodpeer $flimit -S -a $srv -b $cli"
+# The flood stays, silent: the idle timeout closes it.  The only setting
+# changed: 20 s instead of 6 min, for the test's time (the flood itself
+# takes a few seconds under emulation, so 20 s cannot close it early).
+pair flood-idle \
+	"env RPCRDMA_IDLE_TIMEOUT_MS=20000 prlimit --nofile=1024 -- $b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/floodpeer $flimit -i 20000 -S -a $srv -b $cli"
+# A server that may not pin past RLIMIT_MEMLOCK 8 MiB (Debian's default
+# for a process without CAP_IPC_LOCK): connections past what it can pin
+# fail to set up and are refused, counted; it stays up and serves on.
+pair flood-memlock \
+	"prlimit --nofile=1024 --memlock=8388608 -- setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock -- $b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/floodpeer -S -a $srv -b $cli"
+for f in flood-defaults flood-idle flood-memlock; do
+	echo "# $kind $f: $(grep '^floodpeer:' "$work/$f.client" | tr '\n' ' ')"
+done
