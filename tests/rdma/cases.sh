@@ -633,6 +633,7 @@ bench_case() {
 		failed=1
 	fi
 }
+. "$(dirname "$0")/clnt-cases.sh"
 bench_case
 
 exit $failed
