@@ -42,6 +42,7 @@ void cr_fail_all(struct clnt_rdma *cr, int err)
 	bool again = cr_can_reconnect(cr);
 	uint32_t i;
 
+	__atomic_store_n(&cr->cr_gone, 0, __ATOMIC_RELAXED);
 	if (!cr->cr_x.rx_dead)
 		cr->cr_x.rx_dead = err;
 	if (again)
@@ -229,17 +230,39 @@ static int reap(struct clnt_rdma *cr)
 	return total;
 }
 
-/* Any CM event after ESTABLISHED means the connection is going away. */
+/*
+ * Any CM event after ESTABLISHED means the connection is going away.  A
+ * Reply the peer sent before it left is already in the CQ (its receive
+ * completed before the disconnect reached us), so the calls fail only
+ * once the CQ has been drained: here, if nobody polls; else the poller
+ * does it (cr_po_reap), woken by the flushes of our QP, now in error.
+ */
 static void handle_cm(struct clnt_rdma *cr)
 {
 	struct rdma_cm_event *ev;
+	bool gone = false;
 
 	while (!rdma_get_cm_event(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
 		rdma_ack_cm_event(ev);
-		pthread_mutex_lock(&cr->cr_x.rx_lock);
-		cr_fail_all(cr, -ECONNRESET);
-		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		gone = true;
 	}
+	if (!gone)
+		return;
+	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (cr->cr_polling) {
+		__atomic_store_n(&cr->cr_gone, 1, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return;
+	}
+	cr->cr_polling = 1;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	reap(cr);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_polling = 0;
+	cr_fail_all(cr, -ECONNRESET);
+	cr_hand_over(cr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
 
 /*
@@ -284,9 +307,24 @@ struct cr_poll_arg {
 	const void *pa_ctx;
 };
 
+/*
+ * The connection went (handle_cm) while we polled: once a reap that began
+ * after that found the CQ empty, every Reply sent before it is in; what
+ * is still waiting fails.
+ */
 static int cr_po_reap(void *arg)
 {
-	return reap(((struct cr_poll_arg *)arg)->pa_cr);
+	struct clnt_rdma *cr = ((struct cr_poll_arg *)arg)->pa_cr;
+	int gone = __atomic_load_n(&cr->cr_gone, __ATOMIC_ACQUIRE);
+	int n = reap(cr);
+
+	if (n == 0 && gone) {
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		if (cr->cr_gone)
+			cr_fail_all(cr, -ECONNRESET);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	}
+	return n;
 }
 
 static int cr_po_done(void *arg)

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,11 +13,31 @@
 #include "clnt_rdma.h"
 
 
-static void cr_free(struct clnt_rdma *cr)
+/*
+ * A call its caller gave up on (RQ_ABANDONED) still holds what the server
+ * may use until its Reply comes: its Reply chunk's registration (a per-RPC
+ * MR where the device has no windows) and Read chunks over the slot's
+ * scratch or spill buffer.  Revoked here, before that memory is freed and
+ * so that the PD can be deallocated; nothing may post any more (the
+ * progress thread is gone, the QP about to go).
+ */
+static void release_abandoned(struct clnt_rdma *cr)
 {
 	uint32_t i;
 
+	for (i = 0; i < cr->cr_nslots; i++)
+		cr->cr_x.rx_stats.rs_chunk_deregs +=
+			rpcrdma_clnt_release(&cr->cr_x, &cr->cr_reqs[i].rq_ch,
+					     0, false);
+}
+
+static void cr_free(struct clnt_rdma *cr)
+{
+	uint32_t i, log_level = cr->cr_x.rx_opts.ro_log_level;
+	int rc;
+
 	if (cr->cr_reqs) {
+		release_abandoned(cr);
 		for (i = 0; i < cr->cr_nslots; i++) {
 			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
 			rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
@@ -34,7 +55,12 @@ static void cr_free(struct clnt_rdma *cr)
 		close(cr->cr_kickfd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
 	pthread_cond_destroy(&cr->cr_conn_cond);
-	rpcrdma_xprt_fini(&cr->cr_x);
+	/* A PD still in use means registrations leaked (memory pinned for
+	 * the process's life): said at the warning level, so tests see it. */
+	rc = rpcrdma_xprt_fini(&cr->cr_x);
+	if (rc && log_level >= RPCRDMA_LOG_WARNING)
+		fprintf(stderr, "rpcrdma: client handle destroyed, but its "
+			"protection domain is still in use: %s\n", strerror(-rc));
 	if (cr->cr_clnt.cl_auth)
 		auth_destroy(cr->cr_clnt.cl_auth);
 	free(cr);

@@ -194,12 +194,13 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 			 p.cp_recv_size : x->rx_opts.ro_inline_send;
 }
 
-void rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
+int rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 {
 	struct rpcrdma_release r;
+	int rc;
 
 	rpcrdma_mr_table_fini(&x->rx_mrs);
-	rpcrdma_ep_destroy(&x->rx_ep);
+	rc = rpcrdma_ep_destroy(&x->rx_ep);
 	/* The QP is gone: nothing references the memory any more, but the
 	 * Sends may not have arrived. */
 	while (rpcrdma_relq_pop(&x->rx_rel, &r))
@@ -209,6 +210,7 @@ void rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 	pthread_mutex_destroy(&x->rx_lock);
 	if (x->rx_src == &x->rx_own_src)
 		rpcrdma_optsrc_fini(&x->rx_own_src);
+	return rc;
 }
 
 /* Every wait in the library is against CLOCK_MONOTONIC deadlines. */

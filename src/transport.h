@@ -67,7 +67,8 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv);
 void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 			    uint8_t len);
 ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len);
-void rpcrdma_xprt_fini(struct rpcrdma_xprt *x);
+/* 0, or why the endpoint's own PD could not be freed (-EBUSY: leak). */
+int rpcrdma_xprt_fini(struct rpcrdma_xprt *x);
 
 int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		      const struct rpcrdma_xdr_buf *xb,

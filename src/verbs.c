@@ -405,9 +405,14 @@ void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep)
 		rdma_destroy_qp(ep->re_id);
 }
 
-/* Undo rpcrdma_ep_setup/resolve in reverse; safe on a partial setup. */
-void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
+/*
+ * Undo rpcrdma_ep_setup/resolve in reverse; safe on a partial setup.
+ * 0, or why the PD could not go (-EBUSY: something registered is left).
+ */
+int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 {
+	int rc = 0;
+
 	if (ep->re_id && ep->re_id->qp)
 		rdma_destroy_qp(ep->re_id);
 	if (ep->re_recv_mr)
@@ -423,12 +428,13 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	if (ep->re_comp_ch)
 		ibv_destroy_comp_channel(ep->re_comp_ch);
 	if (ep->re_pd && !ep->re_pd_shared)
-		ibv_dealloc_pd(ep->re_pd);
+		rc = rpcrdma_pd_free(ep->re_pd);
 	if (ep->re_id)
 		rdma_destroy_id(ep->re_id);
 	if (ep->re_cm_ch && !ep->re_cm_shared)
 		rdma_destroy_event_channel(ep->re_cm_ch);
 	memset(ep, 0, sizeof(*ep));
+	return rc;
 }
 
 int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep)

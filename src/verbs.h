@@ -141,7 +141,7 @@ void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep);
 void rpcrdma_ep_drop_conn(struct rpcrdma_ep *ep);
 int rpcrdma_ep_renew_qp(struct rpcrdma_ep *ep);
 void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep);
-void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
+int rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 
 int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep);
 int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,

@@ -7,7 +7,8 @@ work=${RPCRDMA_TEST_BUILDDIR:?}/tests/rdma/work/${RPCRDMA_TESTBED:?}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
 # The files of cases this one sources, in order (each sourced below).
-case_files="conf-cases.sh chain-cases.sh fair-cases.sh drc-cases.sh"
+case_files="conf-cases.sh chain-cases.sh fair-cases.sh drc-cases.sh
+	clnt-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
@@ -618,7 +619,9 @@ stall stalled-peer-async "-A -s mapped"
 # (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying
 # peers, Read depth (chain-cases.sh); fair turns and per-peer stall
 # budgets (fair-cases.sh); the duplicate request cache and the default
-# bounds against a connection flood (drc-cases.sh).
+# bounds against a connection flood (drc-cases.sh); the client's
+# registrations of abandoned calls at destroy, and Replies that come just
+# before a disconnect (clnt-cases.sh).
 for f in $case_files; do
 	. "$(dirname "$0")/$f"
 done

@@ -1,0 +1,11 @@
+# The CLIENT's side of issue 16 (sourced by cases.sh and run-cases.sh).
+
+# Calls that time out against a server that never answers them, then
+# clnt_destroy(): VmPin back to its baseline, the PD deallocated.
+pair destroy-after-timeouts "$b/tests/rdma/leavepeer -a $srv" \
+	"$b/tests/rdma/clnt_leave -P -a $srv -b $cli"
+
+# A server that answers and disconnects at once, 10 times: every Reply
+# reaches its call (the poller starved, so the CM event comes first).
+pair reply-before-disconnect "$b/tests/rdma/leavepeer -a $srv" \
+	"$b/tests/rdma/clnt_leave -L 10 -a $srv -b $cli"
