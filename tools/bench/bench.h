@@ -45,6 +45,9 @@ enum bench_format { BF_TABLE, BF_JSON, BF_CSV };
 #define BENCH_MAX_INFLIGHT 16
 #define BENCH_MAX_CALLERS 256	/* calls in flight at most */
 #define BENCH_DEFAULT_PORT 20080
+#define BENCH_MAX_TRIALS 32	/* --trials at most */
+#define BENCH_DEFAULT_TRIALS 5
+#define BENCH_QUICK_TRIALS 3
 
 /*
  * Ports: librpcrdma listeners at port + strategy (0..3, one listener per
@@ -81,6 +84,9 @@ struct bench_opts {
 	int bo_quiet;			/* no progress line */
 	const char *bo_testbed;		/* report label (RPCRDMA_TESTBED) */
 	unsigned bo_max_size;		/* largest size of the list */
+	unsigned bo_trials;		/* interleaved trials per cell */
+	int bo_cost;			/* --cost: the per-call cost pass */
+	const char *bo_calibrate;	/* --calibrate FILE: conf.d section */
 };
 
 /* Fills in the defaults; then bench_opts_parse() applies argv over them. */
@@ -156,10 +162,51 @@ struct bench_cell {
 	/* Filled by bench_report_derive(): */
 	double bc_vs_raw;		/* p50 / raw-poll p50; 0: none */
 	double bc_vs_tcp;		/* p50 / tcp p50; 0: none */
-	/* Best calls/s of its (workload, size, inflight) among the fixed
-	 * strategies (inline, pullup, mapped); auto is never the winner. */
+	/*
+	 * The trials (bc_calls_per_s and bc_lat are their medians) and the
+	 * 95 % bootstrap intervals of those medians; bench_report_derive()
+	 * fills the intervals (a point when there are no trials).
+	 */
+	unsigned bc_ntrials;
+	double bc_trial_cps[BENCH_MAX_TRIALS];
+	double bc_trial_p50[BENCH_MAX_TRIALS];
+	double bc_cps_lo, bc_cps_hi;
+	double bc_p50_lo, bc_p50_hi;
+	/* Most calls/s of its (workload, size, inflight) among the fixed
+	 * strategies (inline, pullup, mapped) with its interval clear of
+	 * every other's; auto is never the winner.  Else the fixed ones
+	 * whose intervals reach the leader's are tied (bc_tied). */
 	int bc_winner;
+	int bc_tied;
 };
+
+/* ---- statistics over trials (stats.c, pure) ---------------------------- */
+
+#define BENCH_BOOT_N 2000		/* bootstrap resamples */
+#define BENCH_BOOT_SEED 0x72706372646d61ULL	/* fixed: reproducible */
+
+/* Median of v[0..n) (n <= BENCH_MAX_TRIALS); NaN when n is 0. */
+double bench_median(const double *v, size_t n);
+/*
+ * 95 % percentile-bootstrap interval of the median of v[0..n): 0, or -1
+ * when n is 0, too large or a sample is not finite.  One sample: a point.
+ */
+int bench_boot_ci(const double *v, size_t n, double *lo, double *hi);
+/*
+ * median(a) / median(b) and its 95 % bootstrap interval (each side
+ * resampled on its own); -1 when either median is not positive.
+ */
+int bench_boot_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+			double *ratio, double *lo, double *hi);
+/*
+ * Among n candidates (medians and intervals, higher is better; a NaN
+ * median: did not run): the index of the winner, or -1 with the tied
+ * ones as bits in *tied (0 when none ran).
+ */
+int bench_pick_winner(const double *med, const double *lo, const double *hi,
+		      size_t n, unsigned *tied);
+/* A ratio's interval against 1 +- margin: 1 above, -1 below, 0 within. */
+int bench_ratio_verdict(double lo, double hi, double margin);
 
 /*
  * The reports and the plot write numbers with printf and so assume the C
