@@ -634,6 +634,7 @@ bench_case() {
 		failed=1
 	fi
 }
+. "$(dirname "$0")/bench-cases.sh"
 bench_case
 
 exit $failed

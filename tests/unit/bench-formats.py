@@ -18,7 +18,9 @@ RPC = FIXED | {"auto"}
 STATUSES = {"ok", "needs-chunks", "failed"}
 COUNTERS = ["calls", "inline_sends", "pullup_sends", "pullup_bytes",
             "mapped_sends", "registrations", "sendctx_waits", "credit_waits",
-            "too_large", "fallbacks"]
+            "too_large", "fallbacks", "wakeups", "busy_poll_hits"]
+COST = ["syscalls", "vol_csw", "invol_csw", "channel_sleeps",
+        "busy_poll_hits", "allocs", "instructions"]
 LAT = ["mean", "p50", "p99", "p999", "min", "max"]
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -89,6 +91,10 @@ def check_types(i, o):
         "vs_tcp": lambda v: v is None or (is_num(v) and v > 0),
         "winner": lambda v: isinstance(v, bool),
         "tied": lambda v: isinstance(v, bool),
+        "cost_per_call": lambda v: v is None or (
+            isinstance(v, dict) and sorted(v) == ["client", "server"]
+            and all(isinstance(v[s], dict) and sorted(v[s]) == sorted(COST)
+                    and all(is_opt_num(v[s][k]) for k in COST) for s in v)),
         "calls_per_s_ci": is_opt_interval,
         "p50_ci": is_opt_interval,
         "trials": lambda v: isinstance(v, dict)

@@ -581,6 +581,49 @@ START_TEST(json_csv_carry_trials)
 }
 END_TEST
 
+/* The cost table: per call, - where a figure was not counted. */
+START_TEST(cost_table_per_call)
+{
+	struct bench_cell c[] = {
+		cell(BW_ECHO, 64, BS_INLINE, 1000, 20),
+		cell(BW_ECHO, 64, BS_RAW_POLL, 1000, 20),
+	};
+	char *out = NULL, line[512];
+
+	c[0].bc_has_cost = c[1].bc_has_cost = 1;
+	c[0].bc_calls = c[1].bc_calls = 1000;
+	c[0].bc_cost_client = (struct bench_cost){ .ck_syscalls = 3000,
+		.ck_vcsw = 1000, .ck_ivcsw = 10, .ck_allocs = 0,
+		.ck_have = BENCH_COST_SYSCALLS | BENCH_COST_CSW | BENCH_COST_ALLOCS };
+	c[0].bc_cost_server = c[0].bc_cost_client;
+	c[0].bc_client.bk_wakeups = 500;
+	c[0].bc_client.bk_busy_poll_hits = 1500;
+	c[1].bc_cost_client = c[0].bc_cost_client;
+	ck_assert(bench_cost_per_call(&c[0], 0, K_SYS) == 3);
+	ck_assert(bench_cost_per_call(&c[0], 0, K_SLEEP) == 0.5);
+	ck_assert(bench_cost_per_call(&c[0], 0, K_HIT) == 1.5);
+	ck_assert(bench_cost_per_call(&c[0], 0, K_ALLOC) == 0);
+	ck_assert(isnan(bench_cost_per_call(&c[0], 0, K_INSTR)));
+	/* a baseline has no library counters */
+	ck_assert(isnan(bench_cost_per_call(&c[1], 0, K_SLEEP)));
+	/* the server's figures were not fetched */
+	ck_assert(isnan(bench_cost_per_call(&c[1], 1, K_SYS)));
+	CAPTURE(out, bench_report_cost(f_, c, 2));
+	ck_assert_msg(row_of(out, "inline", line, sizeof(line)), "%s", out);
+	ck_assert_msg(strstr(line, "3.00   1.00   0.01   0.50   1.50   0.00"
+			     "        -"), "%s", line);
+	ck_assert_msg(strstr(out, "client: instructions not counted"), "%s", out);
+	ck_assert_msg(strstr(out, "raw_syscalls:sys_enter"), "%s", out);
+	free(out);
+	CAPTURE(out, bench_report_json(f_, c, 1, NULL));
+	ck_assert_msg(strstr(out, "\"cost_per_call\": {\"client\": {\"syscalls\": 3, "
+			     "\"vol_csw\": 1, \"invol_csw\": 0.01, "
+			     "\"channel_sleeps\": 0.5, \"busy_poll_hits\": 1.5, "
+			     "\"allocs\": 0, \"instructions\": null}"), "%s", out);
+	free(out);
+}
+END_TEST
+
 START_TEST(svg_interval_marks)
 {
 	static const double v[] = { 1000, 1100, 900 };
@@ -688,6 +731,7 @@ static Suite *bench_suite(void)
 	tcase_add_test(tc, summary_tie_and_noise);
 	tcase_add_test(tc, json_csv_carry_trials);
 	tcase_add_test(tc, svg_interval_marks);
+	tcase_add_test(tc, cost_table_per_call);
 	tcase_add_test(tc, summary_ranges);
 	tcase_add_test(tc, summary_auto_payload_side);
 	tcase_add_test(tc, table_na_and_failed);

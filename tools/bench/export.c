@@ -86,6 +86,32 @@ static void json_array(FILE *f, const double *v, size_t n)
 	fputc(']', f);
 }
 
+/* --cost: per call and side, null where not counted; null without --cost. */
+static void json_cost(FILE *f, const struct bench_cell *c)
+{
+	static const char *const name[K_NR] = {
+		"syscalls", "vol_csw", "invol_csw", "channel_sleeps",
+		"busy_poll_hits", "allocs", "instructions",
+	};
+	int side, k;
+
+	if (!c->bc_has_cost || c->bc_status != BC_OK) {
+		fputs("null", f);
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		fputs(side ? ", \"server\": {" : "{\"client\": {", f);
+		for (k = 0; k < K_NR; k++) {
+			double v = bench_cost_per_call(c, side, k);
+
+			fprintf(f, "%s\"%s\": ", k ? ", " : "", name[k]);
+			json_opt(f, v, !isnan(v));
+		}
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
 static void json_counters(FILE *f, const struct bench_counters *k)
 {
 	size_t i;
@@ -159,6 +185,8 @@ static void json_cell(FILE *f, const struct bench_cell *c, const char *testbed)
 	json_pair(f, c->bc_cps_lo, c->bc_cps_hi, c->bc_status == BC_OK);
 	fputs(", \"p50_ci\": ", f);
 	json_pair(f, c->bc_p50_lo, c->bc_p50_hi, c->bc_status == BC_OK);
+	fputs(", \"cost_per_call\": ", f);
+	json_cost(f, c);
 	fputs(", \"trials\": {\"calls_per_s\": ", f);
 	json_array(f, c->bc_trial_cps, c->bc_ntrials);
 	fputs(", \"p50\": ", f);

@@ -56,6 +56,8 @@ static void counters_sub(struct bench_counters *d, const struct bench_counters *
 	d->bk_credit_waits = b->bk_credit_waits - a->bk_credit_waits;
 	d->bk_too_large = b->bk_too_large - a->bk_too_large;
 	d->bk_fallbacks = b->bk_fallbacks - a->bk_fallbacks;
+	d->bk_wakeups = b->bk_wakeups - a->bk_wakeups;
+	d->bk_busy_poll_hits = b->bk_busy_poll_hits - a->bk_busy_poll_hits;
 }
 
 /* ---- planning -------------------------------------------------------- */
@@ -142,6 +144,19 @@ static void counters_add(struct bench_counters *d, const struct bench_counters *
 	d->bk_credit_waits += k.bk_credit_waits;
 	d->bk_too_large += k.bk_too_large;
 	d->bk_fallbacks += k.bk_fallbacks;
+	d->bk_wakeups += k.bk_wakeups;
+	d->bk_busy_poll_hits += k.bk_busy_poll_hits;
+}
+
+static void cost_add(struct bench_cost *d, const struct bench_cost *a,
+		     const struct bench_cost *b)
+{
+	d->ck_syscalls += b->ck_syscalls - a->ck_syscalls;
+	d->ck_instructions += b->ck_instructions - a->ck_instructions;
+	d->ck_vcsw += b->ck_vcsw - a->ck_vcsw;
+	d->ck_ivcsw += b->ck_ivcsw - a->ck_ivcsw;
+	d->ck_allocs += b->ck_allocs - a->ck_allocs;
+	d->ck_have &= a->ck_have & b->ck_have;
 }
 
 /* What a cell's trials add up to, beside the trials in the cell itself. */
@@ -165,6 +180,9 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 		.br_inflight = c->bc_inflight,
 	};
 	struct bench_counters cl0 = { 0 }, cl1 = { 0 }, sv0 = { 0 }, sv1 = { 0 };
+	struct bench_cost kc0 = { 0 }, kc1 = { 0 }, ks0 = { 0 }, ks1 = { 0 };
+	struct bench_cost *ks0p = o->bo_cost ? &ks0 : NULL;
+	struct bench_cost *ks1p = o->bo_cost ? &ks1 : NULL;
 	double scpu0 = 0, scpu1 = 0, ccpu0 = 0, ccpu1 = 0;
 	int have_server, rc = 0;
 	unsigned t = c->bc_ntrials;
@@ -173,7 +191,8 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 
 	if (c->bc_status != BC_OK || t >= BENCH_MAX_TRIALS)
 		return;
-	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0);
+	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
+					  ks0p);
 	if (o->bo_warmup > 0) {
 		run.br_duration = o->bo_warmup;
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
@@ -184,15 +203,18 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 		run.br_count = o->bo_count;
 		client_counters(cx, c->bc_strategy, &cl0);
 		have_server = have_server &&
-			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0);
+			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
+					    ks0p);
+		bench_cost_snapshot(&kc0);
 		ccpu0 = cpu_us();
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
 			      sizeof(c->bc_note));
 		ccpu1 = cpu_us();
+		bench_cost_snapshot(&kc1);
 		client_counters(cx, c->bc_strategy, &cl1);
 	}
 	have_server = have_server &&
-		!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1);
+		!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1, ks1p);
 
 	/* Over the inline threshold without chunks: the Call could not be
 	 * sent, or the server could not send the Reply (RDMA_ERROR). */
@@ -217,6 +239,16 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 	acc->ccpu += ccpu1 - ccpu0;
 	acc->scpu += scpu1 - scpu0;
 	acc->have_server = acc->have_server && have_server;
+	if (o->bo_cost) {
+		if (!t)
+			c->bc_cost_client.ck_have = c->bc_cost_server.ck_have = ~0u;
+		cost_add(&c->bc_cost_client, &kc0, &kc1);
+		if (have_server)
+			cost_add(&c->bc_cost_server, &ks0, &ks1);
+		else
+			c->bc_cost_server.ck_have = 0;
+		c->bc_has_cost = 1;
+	}
 	if (c->bc_strategy < BS_NR_RPC) {
 		c->bc_has_counters = 1;
 		counters_add(&c->bc_client, &cl0, &cl1);
@@ -398,8 +430,27 @@ static void disconnect_all(struct bench_ctx *cx)
 /* ---- reports --------------------------------------------------------- */
 
 /* Writes one report format to path; 0 or -1. */
+/* Why this process could not count what the cost table shows as -. */
+static void cost_reasons(FILE *f)
+{
+	static const unsigned what[] = {
+		BENCH_COST_SYSCALLS, BENCH_COST_INSTR, BENCH_COST_ALLOCS,
+	};
+	struct bench_cost k;
+
+	if (bench_cost_snapshot(&k))
+		return;
+	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		if (!(k.ck_have & what[i]))
+			fprintf(f, "  (%s here: %s)\n", what[i] == BENCH_COST_SYSCALLS ?
+				"system calls" : what[i] == BENCH_COST_INSTR ?
+				"instructions" : "allocations",
+				bench_cost_why(what[i]));
+}
+
 static int write_file(const char *path, enum bench_format fmt,
-		      const struct bench_cell *cells, size_t n, const char *testbed)
+		      const struct bench_cell *cells, size_t n, const char *testbed,
+		      int cost)
 {
 	FILE *f = path ? fopen(path, "w") : stdout;
 
@@ -417,6 +468,11 @@ static int write_file(const char *path, enum bench_format fmt,
 	default:
 		if (testbed)
 			fprintf(f, "test bed: %s\n", testbed);
+		if (cost) {
+			bench_report_cost(f, cells, n);
+			cost_reasons(f);
+			break;
+		}
 		bench_report_table(f, cells, n);
 		fputc('\n', f);
 		bench_report_summary(f, cells, n);
@@ -442,11 +498,11 @@ static int write_reports(const struct bench_opts *o, const struct bench_cell *ce
 			 testbed ? testbed : "?", o->bo_svc_threads);
 		testbed = label;
 	}
-	rc = write_file(o->bo_output, o->bo_format, cells, n, testbed);
+	rc = write_file(o->bo_output, o->bo_format, cells, n, testbed, o->bo_cost);
 
-	if (o->bo_json && write_file(o->bo_json, BF_JSON, cells, n, testbed))
+	if (o->bo_json && write_file(o->bo_json, BF_JSON, cells, n, testbed, 0))
 		rc = -1;
-	if (o->bo_csv && write_file(o->bo_csv, BF_CSV, cells, n, testbed))
+	if (o->bo_csv && write_file(o->bo_csv, BF_CSV, cells, n, testbed, 0))
 		rc = -1;
 	if (o->bo_plot) {
 		char title[300];
@@ -461,6 +517,53 @@ static int write_reports(const struct bench_opts *o, const struct bench_cell *ce
 		}
 	}
 	return rc;
+}
+
+/*
+ * --calibrate: the [device NAME] section (one per name of
+ * --calibrate-for, else the client's device) into the file, and shown.
+ */
+static int write_calibration(const struct bench_opts *o,
+			     const struct bench_cell *cells, size_t n,
+			     const char *testbed)
+{
+	struct bench_calib cal = {
+		.bk_inline_cutoff = BENCH_DEF_INLINE_CUTOFF,
+		.bk_mapped_min = BENCH_DEF_MAPPED_MIN,
+		.bk_page_threshold = BENCH_DEF_PAGE_THRESHOLD,
+		.bk_trials = o->bo_trials,
+	};
+	char names[256], *name, *save = NULL;
+	FILE *f;
+
+	if (bench_calibrate(cells, n, &cal)) {
+		fprintf(stderr, "rpcrdma_bench: no echo cells to calibrate from\n");
+		return -1;
+	}
+	if (o->bo_calib_devices)
+		snprintf(names, sizeof(names), "%s", o->bo_calib_devices);
+	else if (o->bo_device)
+		snprintf(names, sizeof(names), "%s", o->bo_device);
+	else if (device_of(o->bo_addr, o->bo_source, names, sizeof(names))) {
+		fprintf(stderr, "rpcrdma_bench: which device? say -d NAME\n");
+		return -1;
+	}
+	f = fopen(o->bo_calibrate, "w");
+	if (!f) {
+		perror(o->bo_calibrate);
+		return -1;
+	}
+	for (name = strtok_r(names, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		bench_calib_write(f, &cal, name, testbed);
+		bench_calib_write(stdout, &cal, name, testbed);
+	}
+	if (fclose(f)) {
+		perror(o->bo_calibrate);
+		return -1;
+	}
+	printf("rpcrdma_bench: wrote %s\n", o->bo_calibrate);
+	return 0;
 }
 
 static void progress(const struct bench_opts *o, size_t i, size_t n,
@@ -505,6 +608,8 @@ static int client(const struct bench_opts *o)
 		disconnect_all(&cx);
 		return 1;
 	}
+	if (o->bo_cost)
+		bench_cost_init();
 	for (size_t b = 0, e; b < n; b = e) {
 		for (e = b + 1; e < n && cells[e].bc_workload == cells[b].bc_workload &&
 		     cells[e].bc_size == cells[b].bc_size &&
@@ -529,6 +634,10 @@ static int client(const struct bench_opts *o)
 	disconnect_all(&cx);
 	bench_report_derive(cells, n);
 	rc = write_reports(o, cells, n);
+	if (o->bo_calibrate && !failed &&
+	    write_calibration(o, cells, n, o->bo_testbed ? o->bo_testbed :
+			      getenv("RPCRDMA_TESTBED")))
+		rc = -1;
 	free(cells);
 	free(acc);
 	free(cx.cx_lat.bs_us);

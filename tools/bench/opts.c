@@ -275,7 +275,7 @@ void bench_opts_init(struct bench_opts *o)
 
 enum {
 	OPT_PAIR = 256, OPT_SERVER_EXEC, OPT_CORRUPT, OPT_QUICK, OPT_TESTBED,
-	OPT_JSON, OPT_CSV, OPT_TRIALS, OPT_COST, OPT_CALIBRATE,
+	OPT_JSON, OPT_CSV, OPT_TRIALS, OPT_COST, OPT_CALIBRATE, OPT_CALIB_FOR,
 };
 
 static const struct option long_opts[] = {
@@ -308,6 +308,7 @@ static const struct option long_opts[] = {
 	{ "trials", required_argument, NULL, OPT_TRIALS },
 	{ "cost", no_argument, NULL, OPT_COST },
 	{ "calibrate", required_argument, NULL, OPT_CALIBRATE },
+	{ "calibrate-for", required_argument, NULL, OPT_CALIB_FOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -432,6 +433,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 			break;
 		case OPT_COST: o->bo_cost = 1; break;
 		case OPT_CALIBRATE: o->bo_calibrate = optarg; break;
+		case OPT_CALIB_FOR: o->bo_calib_devices = optarg; break;
 		case 'h':
 			return 1;
 		case ':':
@@ -454,6 +456,16 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 			o->bo_warmup = 0.1;
 		if (!trials_given)
 			o->bo_trials = BENCH_QUICK_TRIALS;
+	}
+	/* --calibrate measures what auto decides: echo, the fixed
+	 * strategies and auto, at the first depth given. */
+	if (o->bo_calibrate) {
+		o->bo_workloads = 1u << BW_ECHO;
+		o->bo_strategies = (1u << BS_NR_RPC) - 1;
+		o->bo_ninflight = 1;
+		if (o->bo_cost)
+			return fail(err, errlen, "--calibrate and --cost are "
+				    "separate passes");
 	}
 	if (o->bo_role != BR_SERVER && !o->bo_addr)
 		return fail(err, errlen, "say -s (server), -c HOST (client) or "
@@ -496,8 +508,11 @@ void bench_usage(FILE *f)
 "      --quick             8 sizes, 3 trials of 0.3 s, 0.1 s warm-up\n"
 "      --cost              the cost pass: syscalls, context switches, sleeps,\n"
 "                          busy-poll hits, allocations per call (no timings)\n"
-"      --calibrate FILE    measure where auto's thresholds should lie on this\n"
+"      --calibrate FILE    measure (echo, inline/pullup/mapped/auto, first\n"
+"                          depth) where auto's thresholds should lie on this\n"
 "                          device; write a [device NAME] section to FILE\n"
+"      --calibrate-for LIST  the section's device names (default: the\n"
+"                          client's device)\n"
 "  -f, --format FMT        table (default), json or csv\n"
 "  -o, --output FILE       write the report there instead of stdout\n"
 "  -P, --plot FILE.svg     write latency and throughput plots\n"

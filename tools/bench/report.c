@@ -57,7 +57,7 @@ const struct bench_rep_counter_field bench_rep_counter_fields[] = {
 	COUNTER(calls), COUNTER(inline_sends), COUNTER(pullup_sends),
 	COUNTER(pullup_bytes), COUNTER(mapped_sends), COUNTER(registrations),
 	COUNTER(sendctx_waits), COUNTER(credit_waits), COUNTER(too_large),
-	COUNTER(fallbacks),
+	COUNTER(fallbacks), COUNTER(wakeups), COUNTER(busy_poll_hits),
 };
 #undef COUNTER
 const size_t bench_rep_nr_counters =
