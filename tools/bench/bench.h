@@ -386,4 +386,17 @@ void bench_ctl_close(struct bench_ctl *ctl);
 
 double bench_now(void);		/* CLOCK_MONOTONIC seconds */
 
+/* ---- the client's end (main.c, output.c) -------------------------------- */
+
+/* Which device an address maps to, through rdma_cm as a connection would. */
+int bench_device_of(const char *addr, const char *source, char *name,
+		    size_t len);
+/* Every report, JSON, CSV and plot the options ask for; 0 or -1. */
+int bench_write_reports(const struct bench_opts *o,
+			const struct bench_cell *cells, size_t n);
+/* --calibrate: the section into the file (and on stdout); 0 or -1. */
+int bench_write_calibration(const struct bench_opts *o,
+			    const struct bench_cell *cells, size_t n,
+			    const char *testbed);
+
 #endif /* RPCRDMA_BENCH_H */
