@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks a short rpcrdma_bench --cost run: every OK cell has per-call cost
 figures on both sides (null only where the guest cannot count them, and
-then the table says why), librpcrdma cells needed at least one completion
-per call on the client (a channel sleep or a busy-poll hit), and context
-switches are counted everywhere.
+then the table says why), librpcrdma cells counted the completions they
+waited for on both sides (channel sleeps or busy-poll hits; one wait can
+reap several completions, so not one a call), and context switches are
+counted everywhere.
 
     bench-cost-check.py RUN.json RUN.txt
 """
@@ -36,9 +37,9 @@ for c in cells:
         lib = [k[side]["channel_sleeps"], k[side]["busy_poll_hits"]]
         if rpc != (None not in lib):
             errors.append("%s %s: library counters %s" % (where, side, lib))
-        if rpc and side == "client" and sum(lib) < 0.99:
-            errors.append("%s: %.2f completions waited for per call" %
-                          (where, sum(lib)))
+        if rpc and not sum(lib) > 0:
+            errors.append("%s %s: no channel sleep or busy-poll hit counted"
+                          % (where, side))
         for key, why in (("syscalls", "system calls here:"),
                          ("instructions", "instructions here:"),
                          ("allocs", "allocations here:")):
