@@ -121,13 +121,16 @@ static long perf_open(struct perf_event_attr *a, pid_t tid)
 /* The tracepoint's id from tracefs, or -1 with why set. */
 static long syscall_tracepoint(char *reason, size_t len)
 {
+	/* "ip netns exec" mounts its own /sys: look through init's root too. */
 	static const char *const paths[] = {
 		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
 		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
+		"/proc/1/root/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+		"/proc/1/root/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
 	};
 	long id = -1;
 
-	for (size_t i = 0; i < 2 && id < 0; i++) {
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && id < 0; i++) {
 		FILE *f = fopen(paths[i], "r");
 
 		if (!f)
