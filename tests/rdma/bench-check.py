@@ -3,9 +3,11 @@
 baseline ran, the librpcrdma counters show each forced strategy carried its
 messages (or counted a fallback), sizes over the inline threshold ran
 (through chunks) and were verified like the others, and the plot has a
-series per strategy.
+series per strategy; every OK cell has TRIALS trials, its figures are
+their medians inside the 95 % intervals, and the winner and tie marks
+follow the intervals (a winner's interval clears the other fixed ones').
 
-    bench-check.py RUN.json RUN.svg INLINE_MAX
+    bench-check.py RUN.json RUN.svg INLINE_MAX TRIALS
 """
 import json
 import sys
@@ -45,9 +47,58 @@ def check_counters(c):
                  "fallbacks" % (where, side, st))
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def check_trials(c, want):
+    where = "%s %s B x%d %s" % (c["workload"], c["size"], c["inflight"],
+                                c["strategy"])
+    t = c["trials"]
+    if len(t["calls_per_s"]) != want or len(t["p50"]) != want:
+        fail("%s: %d/%d trials, want %d" % (where, len(t["calls_per_s"]),
+                                            len(t["p50"]), want))
+        return
+    for key, got, ci in (("calls_per_s", c["calls_per_s"], c["calls_per_s_ci"]),
+                         ("p50", c["lat_us"]["p50"], c["p50_ci"])):
+        if any(x <= 0 for x in t[key]):
+            fail("%s: a trial without %s" % (where, key))
+        if abs(median(t[key]) - got) > 1e-9 * got:
+            fail("%s: %s %g is not the median of %s" % (where, key, got, t[key]))
+        if ci is None or not ci[0] <= got <= ci[1]:
+            fail("%s: %s interval %s does not hold %g" % (where, key, ci, got))
+
+
+def check_marks(cells):
+    groups = {}
+    for c in cells:
+        groups.setdefault((c["workload"], c["size"], c["inflight"]), []).append(c)
+    for key, g in groups.items():
+        fixed = [c for c in g if c["status"] == "ok" and
+                 c["strategy"] in SEND_KEY]
+        if not fixed:
+            continue
+        lead = max(fixed, key=lambda c: c["calls_per_s"])
+        reach = {c["strategy"] for c in fixed if c is lead or
+                 c["calls_per_s_ci"][1] >= lead["calls_per_s_ci"][0] or
+                 c["calls_per_s"] == lead["calls_per_s"]}
+        win = {c["strategy"] for c in g if c["winner"]}
+        tied = {c["strategy"] for c in g if c["tied"]}
+        if len(reach) == 1:
+            if win != {lead["strategy"]} or tied:
+                fail("%s: winner %s tied %s, want %s" % (key, win, tied,
+                                                         lead["strategy"]))
+        elif win or tied != reach:
+            fail("%s: winner %s tied %s, want a tie of %s" % (key, win, tied,
+                                                              reach))
+
+
 def main():
     cells = json.load(open(sys.argv[1]))
     inline_max = int(sys.argv[3])
+    ntrials = int(sys.argv[4])
     ok = {s: 0 for s in ALL}
     carried = {s: 0 for s in SEND_KEY}
     chunked = {"write": 0, "read": 0, "echo": 0}
@@ -69,6 +120,7 @@ def main():
                                                     st))
             continue
         ok[st] += 1
+        check_trials(c, ntrials)
         if st in RPC:
             if c["counters"] is None:
                 fail("%s: librpcrdma cell without counters" % st)
@@ -81,6 +133,7 @@ def main():
     for st in ALL:
         if not ok[st]:
             fail("strategy %s has no measured cell" % st)
+    check_marks(cells)
     for st, n in carried.items():
         if not n:
             fail("forced %s never carried a Send" % st)

@@ -18,7 +18,7 @@ if ! want full-batch; then
 	pair chunks-smoke \
 		"$b/tests/rdma/echo_server -F 0 -a $srv" \
 		"$b/tests/rdma/chunk_client -K auto -a $srv -b $cli -t 1"
-	for f in lib.sh soak.sh bench-check.py $case_files; do
+	for f in lib.sh soak.sh bench-check.py bench-cases.sh $case_files; do
 		[ -r "$(dirname "$0")/$f" ] && continue
 		echo "not ok - $kind: tests/rdma/$f is missing"
 		failed=1
@@ -627,19 +627,20 @@ for f in $case_files; do
 done
 
 # rpcrdma_bench, a short real run: one size under the inline threshold and
-# one over it, every strategy and baseline, each payload verified; the
-# JSON and plot are checked by bench-check.py.  Then one corrupted reply
+# one over it, every strategy and baseline, two interleaved trials a cell,
+# each payload verified; the JSON (trials, intervals, ties) and plot are
+# checked by bench-check.py.  Then one corrupted reply
 # must fail a run.
 bench_case() {
 	name=bench port=20300
 	out=$work/bench
 	timeout 300 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
 		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
-		-p $port -S 64,8K -q 1,4 -D 0.2 -w 0.05 -Q -f json -o "$out.json" \
-		-P "$out.svg" >"$work/bench.client" 2>&1
+		-p $port -S 64,8K -q 1,4 -D 0.2 -w 0.05 --trials 2 -Q -f json \
+		-o "$out.json" -P "$out.svg" >"$work/bench.client" 2>&1
 	crc=$?
 	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-check.py" "$out.json" \
-		"$out.svg" 4000 >>"$work/bench.client" 2>&1; then
+		"$out.svg" 4000 2 >>"$work/bench.client" 2>&1; then
 		echo "ok - $kind: bench"
 	else
 		echo "not ok - $kind: bench (exit $crc)"
@@ -660,5 +661,6 @@ bench_case() {
 	fi
 }
 want timing && bench_case
+want timing && . "$(dirname "$0")/bench-cases.sh"
 
 exit $failed

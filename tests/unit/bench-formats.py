@@ -18,7 +18,9 @@ RPC = FIXED | {"auto"}
 STATUSES = {"ok", "needs-chunks", "failed"}
 COUNTERS = ["calls", "inline_sends", "pullup_sends", "pullup_bytes",
             "mapped_sends", "registrations", "sendctx_waits", "credit_waits",
-            "too_large", "fallbacks"]
+            "too_large", "fallbacks", "wakeups", "busy_poll_hits"]
+COST = ["syscalls", "vol_csw", "invol_csw", "channel_sleeps",
+        "busy_poll_hits", "allocs", "instructions"]
 LAT = ["mean", "p50", "p99", "p999", "min", "max"]
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -39,6 +41,17 @@ def is_num(v):
 
 def is_opt_num(v):
     return v is None or is_num(v)
+
+
+def is_opt_interval(v):
+    return v is None or (isinstance(v, list) and len(v) == 2 and
+                         all(is_num(x) for x in v) and v[0] <= v[1])
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
 def reject_constant(name):
@@ -77,6 +90,17 @@ def check_types(i, o):
         "vs_raw": lambda v: v is None or (is_num(v) and v > 0),
         "vs_tcp": lambda v: v is None or (is_num(v) and v > 0),
         "winner": lambda v: isinstance(v, bool),
+        "tied": lambda v: isinstance(v, bool),
+        "cost_per_call": lambda v: v is None or (
+            isinstance(v, dict) and sorted(v) == ["client", "server"]
+            and all(isinstance(v[s], dict) and sorted(v[s]) == sorted(COST)
+                    and all(is_opt_num(v[s][k]) for k in COST) for s in v)),
+        "calls_per_s_ci": is_opt_interval,
+        "p50_ci": is_opt_interval,
+        "trials": lambda v: isinstance(v, dict)
+        and sorted(v) == ["calls_per_s", "p50"]
+        and all(isinstance(v[k], list) and all(is_num(x) for x in v[k])
+                for k in v) and len(v["calls_per_s"]) == len(v["p50"]),
     }
     if sorted(o) != sorted(want):
         fail("%s: keys %s, want %s" % (where, sorted(o), sorted(want)))
@@ -86,6 +110,24 @@ def check_types(i, o):
             fail("%s: bad %s: %r" % (where, k, o[k]))
     if (o["counters"] is None) != (o["strategy"] not in RPC):
         fail("%s: counters must be null exactly for baselines" % where)
+    t = o["trials"]
+    if o["status"] != "ok":
+        if o["calls_per_s_ci"] is not None or o["p50_ci"] is not None:
+            fail("%s: intervals on a cell that is not ok" % where)
+        return
+    # the cell's figures are the medians of its trials, inside their intervals
+    for key, got, ci in (("calls_per_s", o["calls_per_s"], o["calls_per_s_ci"]),
+                         ("p50", o["lat_us"]["p50"], o["p50_ci"])):
+        if not t[key]:
+            fail("%s: an ok cell without trials" % where)
+            return
+        if not math.isclose(median(t[key]), got, rel_tol=1e-12):
+            fail("%s: %s %r is not the median of its trials %r" %
+                 (where, key, got, t[key]))
+        if ci is None or not (ci[0] <= got <= ci[1]) or \
+           ci[0] < min(t[key]) or ci[1] > max(t[key]):
+            fail("%s: %s interval %r does not hold the median %r within "
+                 "the trials" % (where, key, ci, got))
 
 
 def group_key(o):
@@ -101,14 +143,24 @@ def check_derived(cells):
         ok = [o for o in g if o["status"] == "ok"]
         fixed = [o for o in ok if o["strategy"] in FIXED]
         winners = [o for o in g if o["winner"]]
+        tied = sorted(o["strategy"] for o in g if o["tied"])
         if fixed:
-            best = max(o["calls_per_s"] for o in fixed)
-            if len(winners) != 1 or winners[0]["strategy"] not in FIXED or \
-               winners[0]["calls_per_s"] != best:
-                fail("%s: winners %s, want the fixed one with %g calls/s" %
-                     (key, [w["strategy"] for w in winners], best))
-        elif winners:
-            fail("%s: a winner without an OK fixed strategy" % (key,))
+            # the tie rule: the leader wins when its interval clears
+            # every other fixed strategy's, else all that reach it tie
+            lead = max(fixed, key=lambda o: o["calls_per_s"])
+            reach = sorted(o["strategy"] for o in fixed if o is lead or
+                           o["calls_per_s_ci"][1] >= lead["calls_per_s_ci"][0]
+                           or o["calls_per_s"] == lead["calls_per_s"])
+            if len(reach) == 1:
+                if len(winners) != 1 or winners[0] is not lead or tied:
+                    fail("%s: winners %s tied %s, want %s alone" %
+                         (key, [w["strategy"] for w in winners], tied,
+                          lead["strategy"]))
+            elif winners or tied != reach:
+                fail("%s: winners %s tied %s, want a tie of %s" %
+                     (key, [w["strategy"] for w in winners], tied, reach))
+        elif winners or tied:
+            fail("%s: a winner or tie without an OK fixed strategy" % (key,))
         for base, field in (("raw-poll", "vs_raw"), ("tcp", "vs_tcp")):
             ref = [o for o in ok if o["strategy"] == base]
             for o in g:
@@ -154,6 +206,8 @@ def check_json(path):
         fail("json: want a cell with unknown server CPU (null)")
     if any(o["testbed"] != 'synthetic "fixture"' for o in cells):
         fail("json: testbed not carried through")
+    if not any(o["tied"] for o in cells) or not any(o["winner"] for o in cells):
+        fail("json: want both a tie and a clear winner among the cells")
     check_derived(cells)
     return cells
 
@@ -172,7 +226,9 @@ def check_csv(path, cells):
     want += ["lat_%s_us" % k for k in LAT]
     want += ["cpu_client_us_per_call", "cpu_server_us_per_call"]
     want += ["%s_%s" % (s, k) for s in ("client", "server") for k in COUNTERS]
-    want += ["vs_raw", "vs_tcp", "winner"]
+    want += ["vs_raw", "vs_tcp", "winner", "tied", "trials",
+             "calls_per_s_lo", "calls_per_s_hi", "lat_p50_lo_us",
+             "lat_p50_hi_us", "trial_calls_per_s", "trial_p50_us"]
     header = list(rows[0].keys()) if rows else []
     if header != want:
         fail("csv: header %s, want %s" % (header, want))
@@ -198,6 +254,28 @@ def check_csv(path, cells):
             fail("%s: counters empty exactly for baselines" % where)
         if r["winner"] != ("1" if o["winner"] else "0"):
             fail("%s: winner %s, json %s" % (where, r["winner"], o["winner"]))
+        if r["tied"] != ("1" if o["tied"] else "0"):
+            fail("%s: tied %s, json %s" % (where, r["tied"], o["tied"]))
+        if int(r["trials"]) != len(o["trials"]["calls_per_s"]):
+            fail("%s: trials %s, json has %d" %
+                 (where, r["trials"], len(o["trials"]["calls_per_s"])))
+        for col, key in (("trial_calls_per_s", "calls_per_s"),
+                         ("trial_p50_us", "p50")):
+            got = [float(x) for x in r[col].split(";")] if r[col] else []
+            if len(got) != len(o["trials"][key]) or not all(
+                    math.isclose(a, b, rel_tol=1e-12)
+                    for a, b in zip(got, o["trials"][key])):
+                fail("%s: %s %r, json %r" % (where, col, r[col],
+                                             o["trials"][key]))
+        for cols, key in ((("calls_per_s_lo", "calls_per_s_hi"), "calls_per_s_ci"),
+                          (("lat_p50_lo_us", "lat_p50_hi_us"), "p50_ci")):
+            if o[key] is None:
+                if r[cols[0]] != "" or r[cols[1]] != "":
+                    fail("%s: %s filled, json null" % (where, key))
+            elif not all(math.isclose(float(r[c]), v, rel_tol=1e-12)
+                         for c, v in zip(cols, o[key])):
+                fail("%s: %s %s/%s, json %r" % (where, key, r[cols[0]],
+                                               r[cols[1]], o[key]))
 
 
 # ---- SVG --------------------------------------------------------------------
@@ -214,6 +292,17 @@ def panel_cells(panel, cells):
 
 def metric(o, name):
     return o["lat_us"]["p50"] if name == "p50" else o[name]
+
+
+def interval(o, name):
+    """The JSON interval of the plotted metric (MB/s scales calls/s)."""
+    if name == "p50":
+        return tuple(o["p50_ci"])
+    lo, hi = o["calls_per_s_ci"]
+    if name == "mb_per_s":
+        k = o["mb_per_s"] / o["calls_per_s"]
+        return (lo * k, hi * k)
+    return (lo, hi)
 
 
 def plottable(o, xkey, name):
@@ -278,6 +367,21 @@ def check_svg(path, cells):
             npts = sum(1 for o in mine if plottable(o, xkey, name))
             if marks != npts:
                 fail("%s %s: %d markers, want %d" % (where, s, marks, npts))
+            # an interval mark per point, carrying the JSON's interval
+            bars = sorted((float(b.get("data-lo")), float(b.get("data-hi")))
+                          for b in g.iter(SVG + "path")
+                          if b.get("class") == "ci")
+            want_bars = sorted(interval(o, name) for o in mine
+                               if plottable(o, xkey, name))
+            if len(bars) != len(want_bars) or not all(
+                    math.isclose(a[0], b[0], rel_tol=1e-5) and
+                    math.isclose(a[1], b[1], rel_tol=1e-5)
+                    for a, b in zip(bars, want_bars)):
+                fail("%s %s: interval marks %s, want %s" %
+                     (where, s, bars[:4], want_bars[:4]))
+            if any(a[0] >= a[1] for a in bars):
+                fail("%s %s: an interval mark of no height (the fixture's "
+                     "trials differ)" % (where, s))
             lines = [len(pl.get("points").split())
                      for pl in g.iter(SVG + "polyline")]
             want_lines = [k for k in runs(mine, xkey, name) if k > 1]

@@ -276,6 +276,103 @@ END_TEST
 
 /* ---- summary ------------------------------------------------------------ */
 
+/* c with the given calls/s trials (its figure their median). */
+static struct bench_cell trials(struct bench_cell c, const double *v, unsigned n)
+{
+	unsigned i;
+
+	c.bc_ntrials = n;
+	for (i = 0; i < n; i++) {
+		c.bc_trial_cps[i] = v[i];
+		c.bc_trial_p50[i] = 1e6 / v[i];
+	}
+	c.bc_calls_per_s = bench_median(v, n);
+	c.bc_mb_per_s = c.bc_calls_per_s *
+			bench_payload_bytes(c.bc_workload, c.bc_size) / 1e6;
+	c.bc_lat.bl_p50 = bench_median(c.bc_trial_p50, n);
+	return c;
+}
+
+/*
+ * Overlapping trials tie (1 % apart, 5 % spread); trials that do not
+ * overlap give a winner even by 3 %; the intervals are the trials' range
+ * at five trials.
+ */
+START_TEST(derive_tie_and_clear_win)
+{
+	static const double close_a[] = { 1000, 1030, 980, 1010, 1050 };
+	static const double close_b[] = { 1020, 990, 1040, 1000, 970 };
+	static const double far_a[] = { 1030, 1031, 1032, 1033, 1034 };
+	static const double far_b[] = { 1000, 1001, 1002, 1003, 1004 };
+	static const double slow[] = { 500, 510, 520, 530, 540 };
+	struct bench_cell c[] = {
+		trials(cell(BW_ECHO, 64, BS_INLINE, 0, 0), close_a, 5),
+		trials(cell(BW_ECHO, 64, BS_PULLUP, 0, 0), close_b, 5),
+		trials(cell(BW_ECHO, 64, BS_MAPPED, 0, 0), slow, 5),
+		trials(cell(BW_ECHO, 256, BS_INLINE, 0, 0), far_b, 5),
+		trials(cell(BW_ECHO, 256, BS_PULLUP, 0, 0), far_a, 5),
+		trials(cell(BW_ECHO, 256, BS_MAPPED, 0, 0), slow, 5),
+	};
+	int win[] = { 0, 0, 0, 0, 1, 0 }, tie[] = { 1, 1, 0, 0, 0, 0 };
+	size_t i;
+
+	bench_report_derive(c, 6);
+	for (i = 0; i < 6; i++) {
+		ck_assert_msg(c[i].bc_winner == win[i] && c[i].bc_tied == tie[i],
+			      "cell %zu: winner %d tied %d", i, c[i].bc_winner,
+			      c[i].bc_tied);
+	}
+	ck_assert(c[0].bc_cps_lo == 980 && c[0].bc_cps_hi == 1050);
+	ck_assert(c[4].bc_cps_lo == 1030 && c[4].bc_cps_hi == 1034);
+	ck_assert(c[4].bc_p50_lo <= c[4].bc_lat.bl_p50 &&
+		  c[4].bc_lat.bl_p50 <= c[4].bc_p50_hi &&
+		  c[4].bc_p50_lo < c[4].bc_p50_hi);
+}
+END_TEST
+
+/* A tie is a range of its own; auto within noise is not a loss. */
+START_TEST(summary_tie_and_noise)
+{
+	static const double a[] = { 1000, 1030, 980, 1010, 1050 };
+	static const double b[] = { 1020, 990, 1040, 1000, 970 };
+	static const double au[] = { 995, 1025, 975, 1005, 1045 };
+	static const double slow[] = { 500, 510, 520, 530, 540 };
+	struct bench_cell c[12];
+	size_t n = 0;
+	unsigned size;
+	char *out = NULL, line[256];
+
+	for (size = 16; size <= 64; size *= 4) {
+		c[n++] = trials(cell(BW_ECHO, size, BS_INLINE, 0, 0), a, 5);
+		c[n++] = trials(cell(BW_ECHO, size, BS_PULLUP, 0, 0), b, 5);
+		c[n++] = trials(cell(BW_ECHO, size, BS_MAPPED, 0, 0), slow, 5);
+		c[n] = trials(cell(BW_ECHO, size, BS_AUTO, 0, 0), au, 5);
+		c[n] = sends(c[n], 10, 0, 0, 10, 0, 0);
+		n++;
+	}
+	/* 256: pullup by far; auto at half of it, clearly below */
+	c[n++] = trials(cell(BW_ECHO, 256, BS_INLINE, 0, 0), slow, 5);
+	c[n++] = trials(cell(BW_ECHO, 256, BS_PULLUP, 0, 0), a, 5);
+	c[n] = trials(cell(BW_ECHO, 256, BS_AUTO, 0, 0), slow, 5);
+	c[n] = sends(c[n], 10, 0, 0, 10, 0, 0);
+	n++;
+	bench_report_derive(c, n);
+	CAPTURE(out, bench_report_summary(f_, c, n));
+	ck_assert_msg(line_with(out, "16-64 B: tie inline/pullup", line,
+				sizeof(line)), "%s", out);
+	ck_assert_msg(strstr(line, "intervals overlap"), "%s", line);
+	ck_assert_msg(line_with(out, "256 B: pullup", line, sizeof(line)),
+		      "%s", out);
+	ck_assert_msg(line_with(out, "auto's worst ratio", line, sizeof(line)),
+		      "%s", out);
+	ck_assert_msg(strstr(line, "0.51 [") && strstr(line, "at 256 B") &&
+		      strstr(line, "below it"), "%s", line);
+	ck_assert_msg(strstr(out, "below at 1 size, within noise at 2, above "
+			     "at 0"), "%s", out);
+	free(out);
+}
+END_TEST
+
 /* inline, pullup, mapped, auto at one size of echo. */
 static size_t four(struct bench_cell *c, unsigned size, double i, double p,
 		   double m, double a)
@@ -344,7 +441,8 @@ START_TEST(summary_ranges)
 	ck_assert_msg(strstr(out, "16-64 KiB: needs chunks"), "%s", out);
 	ck_assert_msg(line_with(out, "auto's worst ratio", line, sizeof(line)),
 		      "%s", out);
-	ck_assert_msg(strstr(line, "0.90 at 1 KiB"), "%s", line);
+	ck_assert_msg(strstr(line, "0.90 [0.90-0.90] at 1 KiB"), "%s", line);
+	ck_assert_msg(strstr(line, "below it"), "%s", line);
 
 	ck_assert_msg(strstr(out, "echo, 32 in flight:"), "%s", out);
 	ck_assert_msg(line_with(out, "16 B: mapped", line, sizeof(line)),
@@ -353,7 +451,7 @@ START_TEST(summary_ranges)
 	ck_assert_msg(strstr(line, "auto: mixed"), "%s", line);
 	ck_assert_msg(line_with(out, "64 B: no fixed strategy ran", line,
 				sizeof(line)), "%s", out);
-	ck_assert_msg(strstr(out, "1.10 at 16 B"), "%s", out);
+	ck_assert_msg(strstr(out, "1.10 [1.10-1.10] at 16 B"), "%s", out);
 	ck_assert_msg(!strstr(out, "read"), "%s", out);
 	free(out);
 }
@@ -463,6 +561,92 @@ START_TEST(json_escapes_and_nulls)
 }
 END_TEST
 
+START_TEST(json_csv_carry_trials)
+{
+	static const double v[] = { 100, 300, 200 };
+	struct bench_cell c = trials(cell(BW_ECHO, 16, BS_INLINE, 0, 0), v, 3);
+	char *out = NULL;
+
+	bench_report_derive(&c, 1);
+	CAPTURE(out, bench_report_json(f_, &c, 1, NULL));
+	ck_assert_msg(strstr(out, "\"trials\": {\"calls_per_s\": [100, 300, 200], "
+			     "\"p50\": [10000, "), "%s", out);
+	ck_assert_msg(strstr(out, "\"calls_per_s_ci\": [100, 300]"), "%s", out);
+	ck_assert_msg(strstr(out, "\"winner\": true, \"tied\": false"), "%s", out);
+	free(out);
+	CAPTURE(out, bench_report_csv(f_, &c, 1));
+	ck_assert_msg(strstr(out, ",1,0,3,100,300,"), "%s", out);
+	ck_assert_msg(strstr(out, ",100;300;200,10000;"), "%s", out);
+	free(out);
+}
+END_TEST
+
+/* The cost table: per call, - where a figure was not counted. */
+START_TEST(cost_table_per_call)
+{
+	struct bench_cell c[] = {
+		cell(BW_ECHO, 64, BS_INLINE, 1000, 20),
+		cell(BW_ECHO, 64, BS_RAW_POLL, 1000, 20),
+	};
+	char *out = NULL, line[512];
+
+	c[0].bc_has_cost = c[1].bc_has_cost = 1;
+	c[0].bc_calls = c[1].bc_calls = 1000;
+	c[0].bc_cost_client = (struct bench_cost){ .ck_syscalls = 3000,
+		.ck_vcsw = 1000, .ck_ivcsw = 10, .ck_allocs = 0,
+		.ck_have = BENCH_COST_SYSCALLS | BENCH_COST_CSW | BENCH_COST_ALLOCS };
+	c[0].bc_cost_server = c[0].bc_cost_client;
+	c[0].bc_client.bk_wakeups = 500;
+	c[0].bc_client.bk_busy_poll_hits = 1500;
+	c[1].bc_cost_client = c[0].bc_cost_client;
+	ck_assert(bench_cost_per_call(&c[0], 0, K_SYS) == 3);
+	ck_assert(bench_cost_per_call(&c[0], 0, K_SLEEP) == 0.5);
+	ck_assert(bench_cost_per_call(&c[0], 0, K_HIT) == 1.5);
+	ck_assert(bench_cost_per_call(&c[0], 0, K_ALLOC) == 0);
+	ck_assert(isnan(bench_cost_per_call(&c[0], 0, K_INSTR)));
+	/* a baseline has no library counters */
+	ck_assert(isnan(bench_cost_per_call(&c[1], 0, K_SLEEP)));
+	/* the server's figures were not fetched */
+	ck_assert(isnan(bench_cost_per_call(&c[1], 1, K_SYS)));
+	CAPTURE(out, bench_report_cost(f_, c, 2));
+	ck_assert_msg(row_of(out, "inline", line, sizeof(line)), "%s", out);
+	ck_assert_msg(strstr(line, "3.00   1.00   0.01   0.50   1.50   0.00"
+			     "        -"), "%s", line);
+	ck_assert_msg(strstr(out, "client: instructions not counted"), "%s", out);
+	ck_assert_msg(strstr(out, "raw_syscalls:sys_enter"), "%s", out);
+	free(out);
+	CAPTURE(out, bench_report_json(f_, c, 1, NULL));
+	ck_assert_msg(strstr(out, "\"cost_per_call\": {\"client\": {\"syscalls\": 3, "
+			     "\"vol_csw\": 1, \"invol_csw\": 0.01, "
+			     "\"channel_sleeps\": 0.5, \"busy_poll_hits\": 1.5, "
+			     "\"allocs\": 0, \"instructions\": null}"), "%s", out);
+	free(out);
+}
+END_TEST
+
+START_TEST(svg_interval_marks)
+{
+	static const double v[] = { 1000, 1100, 900 };
+	struct bench_cell c[] = {
+		trials(cell(BW_ECHO, 16, BS_INLINE, 0, 0), v, 3),
+		trials(cell(BW_ECHO, 1024, BS_INLINE, 0, 0), v, 3),
+	};
+	char *out = NULL;
+	int rc = 1;
+
+	bench_report_derive(c, 2);
+	CAPTURE(out, rc = bench_plot_svg(f_, c, 2, "t"));
+	ck_assert_int_eq(rc, 0);
+	/* two panels (p50, MB/s), two points each, a mark per point (and
+	 * the legend's one circle) */
+	ck_assert_uint_eq(count(out, "<circle"), 5);
+	ck_assert_uint_eq(count(out, "class=\"ci\""), 4);
+	ck_assert_msg(strstr(out, "data-lo=\"900\" data-hi=\"1100\"") ||
+		      strstr(out, "data-lo=\"909.091\""), "%s", out);
+	free(out);
+}
+END_TEST
+
 START_TEST(csv_quotes_the_note)
 {
 	struct bench_cell c[] = {
@@ -543,6 +727,11 @@ static Suite *bench_suite(void)
 	tcase_add_test(tc, lat_single);
 	tcase_add_test(tc, derive_ratios);
 	tcase_add_test(tc, derive_winner);
+	tcase_add_test(tc, derive_tie_and_clear_win);
+	tcase_add_test(tc, summary_tie_and_noise);
+	tcase_add_test(tc, json_csv_carry_trials);
+	tcase_add_test(tc, svg_interval_marks);
+	tcase_add_test(tc, cost_table_per_call);
 	tcase_add_test(tc, summary_ranges);
 	tcase_add_test(tc, summary_auto_payload_side);
 	tcase_add_test(tc, table_na_and_failed);

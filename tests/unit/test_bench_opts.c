@@ -140,6 +140,32 @@ START_TEST(quick)
 }
 END_TEST
 
+START_TEST(trials)
+{
+	const char *d[] = { "-c", "h", NULL };
+	const char *t[] = { "-c", "h", "--trials", "9", NULL };
+	const char *q[] = { "-c", "h", "--quick", NULL };
+	const char *qt[] = { "-c", "h", "--trials", "7", "--quick", NULL };
+	const char *bad0[] = { "-c", "h", "--trials", "0", NULL };
+	const char *big[] = { "-c", "h", "--trials", "33", NULL };
+	struct bench_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse(&o, err, d), 0);
+	ck_assert_uint_eq(o.bo_trials, 5);
+	ck_assert_int_eq(parse(&o, err, t), 0);
+	ck_assert_uint_eq(o.bo_trials, 9);
+	/* --quick: fewer trials, still an interval; an explicit count wins */
+	ck_assert_int_eq(parse(&o, err, q), 0);
+	ck_assert_uint_eq(o.bo_trials, 3);
+	ck_assert_int_eq(parse(&o, err, qt), 0);
+	ck_assert_uint_eq(o.bo_trials, 7);
+	ck_assert_int_eq(parse(&o, err, bad0), -1);
+	ck_assert_msg(strstr(err, "--trials"), "%s", err);
+	ck_assert_int_eq(parse(&o, err, big), -1);
+}
+END_TEST
+
 START_TEST(durations)
 {
 	const char *ms[] = { "-c", "h", "-D", "300ms", "-w", "0", NULL };
@@ -258,6 +284,7 @@ int main(void)
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, lists);
 	tcase_add_test(tc, quick);
+	tcase_add_test(tc, trials);
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, svc_threads);
 	tcase_add_loop_test(tc, bad_values, 0, sizeof(bad) / sizeof(bad[0]));

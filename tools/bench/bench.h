@@ -45,6 +45,9 @@ enum bench_format { BF_TABLE, BF_JSON, BF_CSV };
 #define BENCH_MAX_INFLIGHT 16
 #define BENCH_MAX_CALLERS 256	/* calls in flight at most */
 #define BENCH_DEFAULT_PORT 20080
+#define BENCH_MAX_TRIALS 32	/* --trials at most */
+#define BENCH_DEFAULT_TRIALS 5
+#define BENCH_QUICK_TRIALS 3
 
 /*
  * Ports: librpcrdma listeners at port + strategy (0..3, one listener per
@@ -81,6 +84,10 @@ struct bench_opts {
 	int bo_quiet;			/* no progress line */
 	const char *bo_testbed;		/* report label (RPCRDMA_TESTBED) */
 	unsigned bo_max_size;		/* largest size of the list */
+	unsigned bo_trials;		/* interleaved trials per cell */
+	int bo_cost;			/* --cost: the per-call cost pass */
+	const char *bo_calibrate;	/* --calibrate FILE: conf.d section */
+	const char *bo_calib_devices;	/* --calibrate-for: section names */
 };
 
 /* Fills in the defaults; then bench_opts_parse() applies argv over them. */
@@ -128,6 +135,20 @@ struct bench_counters {
 	uint64_t bk_credit_waits;
 	uint64_t bk_too_large;
 	uint64_t bk_fallbacks;		/* all rs_fallback_* together */
+	uint64_t bk_wakeups;		/* rs_wakeups: completion-channel sleeps */
+	uint64_t bk_busy_poll_hits;	/* rs_busy_poll_hits */
+};
+
+/* What --cost counts of one process (cost.c); deltas in a cell. */
+#define BENCH_COST_SYSCALLS	1u	/* perf: raw_syscalls:sys_enter */
+#define BENCH_COST_INSTR	2u	/* perf: user-space instructions */
+#define BENCH_COST_CSW		4u	/* getrusage: context switches */
+#define BENCH_COST_ALLOCS	8u	/* the interposed malloc family */
+struct bench_cost {
+	uint64_t ck_syscalls, ck_instructions;
+	uint64_t ck_vcsw, ck_ivcsw;	/* voluntary, involuntary */
+	uint64_t ck_allocs;
+	unsigned ck_have;		/* BENCH_COST_* that were counted */
 };
 
 enum bench_status {
@@ -156,10 +177,54 @@ struct bench_cell {
 	/* Filled by bench_report_derive(): */
 	double bc_vs_raw;		/* p50 / raw-poll p50; 0: none */
 	double bc_vs_tcp;		/* p50 / tcp p50; 0: none */
-	/* Best calls/s of its (workload, size, inflight) among the fixed
-	 * strategies (inline, pullup, mapped); auto is never the winner. */
+	/*
+	 * The trials (bc_calls_per_s and bc_lat are their medians) and the
+	 * 95 % bootstrap intervals of those medians; bench_report_derive()
+	 * fills the intervals (a point when there are no trials).
+	 */
+	unsigned bc_ntrials;
+	double bc_trial_cps[BENCH_MAX_TRIALS];
+	double bc_trial_p50[BENCH_MAX_TRIALS];
+	double bc_cps_lo, bc_cps_hi;
+	double bc_p50_lo, bc_p50_hi;
+	/* --cost: what each process did over the cell's calls */
+	int bc_has_cost;
+	struct bench_cost bc_cost_client, bc_cost_server;
+	/* Most calls/s of its (workload, size, inflight) among the fixed
+	 * strategies (inline, pullup, mapped) with its interval clear of
+	 * every other's; auto is never the winner.  Else the fixed ones
+	 * whose intervals reach the leader's are tied (bc_tied). */
 	int bc_winner;
+	int bc_tied;
 };
+
+/* ---- statistics over trials (stats.c, pure) ---------------------------- */
+
+#define BENCH_BOOT_N 2000		/* bootstrap resamples */
+#define BENCH_BOOT_SEED 0x72706372646d61ULL	/* fixed: reproducible */
+
+/* Median of v[0..n) (n <= BENCH_MAX_TRIALS); NaN when n is 0. */
+double bench_median(const double *v, size_t n);
+/*
+ * 95 % percentile-bootstrap interval of the median of v[0..n): 0, or -1
+ * when n is 0, too large or a sample is not finite.  One sample: a point.
+ */
+int bench_boot_ci(const double *v, size_t n, double *lo, double *hi);
+/*
+ * median(a) / median(b) and its 95 % bootstrap interval (each side
+ * resampled on its own); -1 when either median is not positive.
+ */
+int bench_boot_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+			double *ratio, double *lo, double *hi);
+/*
+ * Among n candidates (medians and intervals, higher is better; a NaN
+ * median: did not run): the index of the winner, or -1 with the tied
+ * ones as bits in *tied (0 when none ran).
+ */
+int bench_pick_winner(const double *med, const double *lo, const double *hi,
+		      size_t n, unsigned *tied);
+/* A ratio's interval against 1 +- margin: 1 above, -1 below, 0 within. */
+int bench_ratio_verdict(double lo, double hi, double margin);
 
 /*
  * The reports and the plot write numbers with printf and so assume the C
@@ -185,6 +250,55 @@ void bench_report_summary(FILE *f, const struct bench_cell *c, size_t n);
  */
 int bench_plot_svg(FILE *f, const struct bench_cell *c, size_t n,
 		   const char *title);
+
+/* The cost table (--cost): per call and side, and which tool said so. */
+void bench_report_cost(FILE *f, const struct bench_cell *c, size_t n);
+/* Its columns; one per call on one side (server 0/1), NAN if not counted. */
+enum { K_SYS, K_VCSW, K_IVCSW, K_SLEEP, K_HIT, K_ALLOC, K_INSTR, K_NR };
+double bench_cost_per_call(const struct bench_cell *c, int server, int k);
+
+/* ---- calibration of auto (calib.c, pure) -------------------------------- */
+
+/* The defaults of rpcrdma.conf(5), which calibration keeps unless moved. */
+#define BENCH_DEF_INLINE_CUTOFF 256
+#define BENCH_DEF_MAPPED_MIN 8192
+#define BENCH_DEF_PAGE_THRESHOLD 1024
+
+struct bench_calib {
+	/* in: the defaults (BENCH_DEF_*) and the trials a cell had; out: */
+	unsigned bk_inline_cutoff, bk_mapped_min, bk_page_threshold;
+	unsigned bk_trials;
+	unsigned bk_inflight;		/* the echo cells used */
+	int bk_inline_found, bk_mapped_found, bk_page_moved;
+	unsigned bk_inline_last;	/* largest size inline kept up with */
+	unsigned bk_inline_stop;	/* first size it did not; 0: none */
+	unsigned bk_mapped_first;	/* smallest size mapped kept up from */
+};
+
+/*
+ * From the echo cells at their smallest inflight: inline_cutoff where
+ * inline stops being at least as fast as pull-up (moved only if inline
+ * was significantly faster below), mapped_min where mapped starts being
+ * at least as fast as pull-up for every larger size (moved only if it was
+ * significantly faster there), page_threshold down to mapped_min.  0, or
+ * -1 when there are no echo cells (or no memory).
+ */
+int bench_calibrate(const struct bench_cell *c, size_t n,
+		    struct bench_calib *cal);
+/* The [device NAME] section, with comments saying what moved and why. */
+void bench_calib_write(FILE *f, const struct bench_calib *cal,
+		       const char *device, const char *testbed);
+
+/* ---- cost counters of this process (cost.c) ----------------------------- */
+
+/* Probes what can be counted and starts counting every thread. */
+void bench_cost_init(void);
+/* A thread that will exit within a cell counts itself from here on. */
+void bench_cost_thread_start(void);
+/* Totals so far; -1 before bench_cost_init(). */
+int bench_cost_snapshot(struct bench_cost *k);
+/* Why figure which (one BENCH_COST_*) is not counted. */
+const char *bench_cost_why(unsigned which);
 
 /* ---- the raw-verbs baseline (raw.c) ------------------------------------ */
 
@@ -260,12 +374,29 @@ int bench_rpc_run(struct bench_rpc_client *rc, const struct bench_run *run,
 struct bench_ctl;
 struct bench_ctl *bench_ctl_connect(const struct bench_opts *o, double give_up_s,
 				    char *err, size_t errlen);
-/* Server process CPU (user+sys) µs so far and strategy s's counters. */
+/*
+ * Server process CPU (user+sys) µs so far, strategy s's counters and,
+ * when cost is not NULL, the server process's cost counters.
+ */
 int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
-		       double *cpu_us, struct bench_counters *server);
+		       double *cpu_us, struct bench_counters *server,
+		       struct bench_cost *cost);
 int bench_ctl_shutdown(struct bench_ctl *ctl);
 void bench_ctl_close(struct bench_ctl *ctl);
 
 double bench_now(void);		/* CLOCK_MONOTONIC seconds */
+
+/* ---- the client's end (main.c, output.c) -------------------------------- */
+
+/* Which device an address maps to, through rdma_cm as a connection would. */
+int bench_device_of(const char *addr, const char *source, char *name,
+		    size_t len);
+/* Every report, JSON, CSV and plot the options ask for; 0 or -1. */
+int bench_write_reports(const struct bench_opts *o,
+			const struct bench_cell *cells, size_t n);
+/* --calibrate: the section into the file (and on stdout); 0 or -1. */
+int bench_write_calibration(const struct bench_opts *o,
+			    const struct bench_cell *cells, size_t n,
+			    const char *testbed);
 
 #endif /* RPCRDMA_BENCH_H */

@@ -59,6 +59,59 @@ static void json_opt(FILE *f, double v, int present)
 		fputs("null", f);
 }
 
+/* [lo, hi], or null unless present. */
+static void json_pair(FILE *f, double lo, double hi, int present)
+{
+	if (!present) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	json_num(f, lo);
+	fputs(", ", f);
+	json_num(f, hi);
+	fputc(']', f);
+}
+
+static void json_array(FILE *f, const double *v, size_t n)
+{
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		json_num(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+/* --cost: per call and side, null where not counted; null without --cost. */
+static void json_cost(FILE *f, const struct bench_cell *c)
+{
+	static const char *const name[K_NR] = {
+		"syscalls", "vol_csw", "invol_csw", "channel_sleeps",
+		"busy_poll_hits", "allocs", "instructions",
+	};
+	int side, k;
+
+	if (!c->bc_has_cost || c->bc_status != BC_OK) {
+		fputs("null", f);
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		fputs(side ? ", \"server\": {" : "{\"client\": {", f);
+		for (k = 0; k < K_NR; k++) {
+			double v = bench_cost_per_call(c, side, k);
+
+			fprintf(f, "%s\"%s\": ", k ? ", " : "", name[k]);
+			json_opt(f, v, !isnan(v));
+		}
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
 static void json_counters(FILE *f, const struct bench_counters *k)
 {
 	size_t i;
@@ -126,7 +179,19 @@ static void json_cell(FILE *f, const struct bench_cell *c, const char *testbed)
 	json_opt(f, c->bc_vs_raw, c->bc_vs_raw != 0);
 	fputs(", \"vs_tcp\": ", f);
 	json_opt(f, c->bc_vs_tcp, c->bc_vs_tcp != 0);
-	fprintf(f, ", \"winner\": %s}", c->bc_winner ? "true" : "false");
+	fprintf(f, ", \"winner\": %s, \"tied\": %s", c->bc_winner ? "true" : "false",
+		c->bc_tied ? "true" : "false");
+	fputs(", \"calls_per_s_ci\": ", f);
+	json_pair(f, c->bc_cps_lo, c->bc_cps_hi, c->bc_status == BC_OK);
+	fputs(", \"p50_ci\": ", f);
+	json_pair(f, c->bc_p50_lo, c->bc_p50_hi, c->bc_status == BC_OK);
+	fputs(", \"cost_per_call\": ", f);
+	json_cost(f, c);
+	fputs(", \"trials\": {\"calls_per_s\": ", f);
+	json_array(f, c->bc_trial_cps, c->bc_ntrials);
+	fputs(", \"p50\": ", f);
+	json_array(f, c->bc_trial_p50, c->bc_ntrials);
+	fputs("}}", f);
 }
 
 /* One array, one object a line, in the array's order. */
@@ -185,7 +250,8 @@ static void csv_header(FILE *f)
 		for (i = 0; i < bench_rep_nr_counters; i++)
 			fprintf(f, ",%s_%s", side[s],
 				bench_rep_counter_fields[i].name);
-	fputs(",vs_raw,vs_tcp,winner\n", f);
+	fputs(",vs_raw,vs_tcp,winner,tied,trials,calls_per_s_lo,calls_per_s_hi,"
+	      "lat_p50_lo_us,lat_p50_hi_us,trial_calls_per_s,trial_p50_us\n", f);
 }
 
 static void csv_counters(FILE *f, const struct bench_counters *k, int present)
@@ -198,6 +264,8 @@ static void csv_counters(FILE *f, const struct bench_counters *k, int present)
 			fprintf(f, "%" PRIu64, bench_rep_counter(k, i));
 	}
 }
+
+static void csv_list(FILE *f, const double *v, size_t n);
 
 static void csv_row(FILE *f, const struct bench_cell *c)
 {
@@ -227,7 +295,25 @@ static void csv_row(FILE *f, const struct bench_cell *c)
 	csv_counters(f, &c->bc_server, c->bc_has_counters);
 	csv_num(f, c->bc_vs_raw, c->bc_vs_raw != 0);
 	csv_num(f, c->bc_vs_tcp, c->bc_vs_tcp != 0);
-	fprintf(f, ",%d\n", c->bc_winner ? 1 : 0);
+	fprintf(f, ",%d,%d,%u", c->bc_winner ? 1 : 0, c->bc_tied ? 1 : 0,
+		c->bc_ntrials);
+	csv_num(f, c->bc_cps_lo, c->bc_status == BC_OK);
+	csv_num(f, c->bc_cps_hi, c->bc_status == BC_OK);
+	csv_num(f, c->bc_p50_lo, c->bc_status == BC_OK);
+	csv_num(f, c->bc_p50_hi, c->bc_status == BC_OK);
+	csv_list(f, c->bc_trial_cps, c->bc_ntrials);
+	csv_list(f, c->bc_trial_p50, c->bc_ntrials);
+	fputc('\n', f);
+}
+
+/* ",a;b;c": a cell's trials in one field (no comma, no quoting). */
+static void csv_list(FILE *f, const double *v, size_t n)
+{
+	size_t i;
+
+	fputc(',', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%.15g", i ? ";" : "", isfinite(v[i]) ? v[i] : 0);
 }
 
 /* The JSON's scalars flattened; an empty field where JSON has null. */

@@ -56,6 +56,8 @@ static void counters_sub(struct bench_counters *d, const struct bench_counters *
 	d->bk_credit_waits = b->bk_credit_waits - a->bk_credit_waits;
 	d->bk_too_large = b->bk_too_large - a->bk_too_large;
 	d->bk_fallbacks = b->bk_fallbacks - a->bk_fallbacks;
+	d->bk_wakeups = b->bk_wakeups - a->bk_wakeups;
+	d->bk_busy_poll_hits = b->bk_busy_poll_hits - a->bk_busy_poll_hits;
 }
 
 /* ---- planning -------------------------------------------------------- */
@@ -126,7 +128,51 @@ static void client_counters(struct bench_ctx *cx, enum bench_strategy s,
 		bench_rpc_counters(cx->cx_rpc[s], k);
 }
 
-static void run_cell(struct bench_ctx *cx, struct bench_cell *c)
+static void counters_add(struct bench_counters *d, const struct bench_counters *a,
+			 const struct bench_counters *b)
+{
+	struct bench_counters k;
+
+	counters_sub(&k, a, b);
+	d->bk_calls += k.bk_calls;
+	d->bk_inline_sends += k.bk_inline_sends;
+	d->bk_pullup_sends += k.bk_pullup_sends;
+	d->bk_pullup_bytes += k.bk_pullup_bytes;
+	d->bk_mapped_sends += k.bk_mapped_sends;
+	d->bk_registrations += k.bk_registrations;
+	d->bk_sendctx_waits += k.bk_sendctx_waits;
+	d->bk_credit_waits += k.bk_credit_waits;
+	d->bk_too_large += k.bk_too_large;
+	d->bk_fallbacks += k.bk_fallbacks;
+	d->bk_wakeups += k.bk_wakeups;
+	d->bk_busy_poll_hits += k.bk_busy_poll_hits;
+}
+
+static void cost_add(struct bench_cost *d, const struct bench_cost *a,
+		     const struct bench_cost *b)
+{
+	d->ck_syscalls += b->ck_syscalls - a->ck_syscalls;
+	d->ck_instructions += b->ck_instructions - a->ck_instructions;
+	d->ck_vcsw += b->ck_vcsw - a->ck_vcsw;
+	d->ck_ivcsw += b->ck_ivcsw - a->ck_ivcsw;
+	d->ck_allocs += b->ck_allocs - a->ck_allocs;
+	d->ck_have &= a->ck_have & b->ck_have;
+}
+
+/* What a cell's trials add up to, beside the trials in the cell itself. */
+struct cell_acc {
+	double ccpu, scpu;		/* µs over all trials */
+	int have_server;		/* every trial had the server's figures */
+	struct bench_lat lat[BENCH_MAX_TRIALS];
+};
+
+/*
+ * One trial of a cell: a warm-up, then the measured run with counter and
+ * CPU snapshots around it, added to the cell.  A cell that fails or
+ * needs chunks takes no more trials.
+ */
+static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
+		      struct cell_acc *acc)
 {
 	const struct bench_opts *o = cx->cx_o;
 	struct bench_run run = {
@@ -134,12 +180,19 @@ static void run_cell(struct bench_ctx *cx, struct bench_cell *c)
 		.br_inflight = c->bc_inflight,
 	};
 	struct bench_counters cl0 = { 0 }, cl1 = { 0 }, sv0 = { 0 }, sv1 = { 0 };
+	struct bench_cost kc0 = { 0 }, kc1 = { 0 }, ks0 = { 0 }, ks1 = { 0 };
+	struct bench_cost *ks0p = o->bo_cost ? &ks0 : NULL;
+	struct bench_cost *ks1p = o->bo_cost ? &ks1 : NULL;
 	double scpu0 = 0, scpu1 = 0, ccpu0 = 0, ccpu1 = 0;
 	int have_server, rc = 0;
+	unsigned t = c->bc_ntrials;
 	uint64_t calls = 0;
 	double secs = 0;
 
-	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0);
+	if (c->bc_status != BC_OK || t >= BENCH_MAX_TRIALS)
+		return;
+	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
+					  ks0p);
 	if (o->bo_warmup > 0) {
 		run.br_duration = o->bo_warmup;
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
@@ -150,15 +203,18 @@ static void run_cell(struct bench_ctx *cx, struct bench_cell *c)
 		run.br_count = o->bo_count;
 		client_counters(cx, c->bc_strategy, &cl0);
 		have_server = have_server &&
-			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0);
+			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
+					    ks0p);
+		bench_cost_snapshot(&kc0);
 		ccpu0 = cpu_us();
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
 			      sizeof(c->bc_note));
 		ccpu1 = cpu_us();
+		bench_cost_snapshot(&kc1);
 		client_counters(cx, c->bc_strategy, &cl1);
 	}
 	have_server = have_server &&
-		!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1);
+		!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1, ks1p);
 
 	/* Over the inline threshold without chunks: the Call could not be
 	 * sent, or the server could not send the Reply (RDMA_ERROR). */
@@ -174,30 +230,95 @@ static void run_cell(struct bench_ctx *cx, struct bench_cell *c)
 			snprintf(c->bc_note, sizeof(c->bc_note), "%s", strerror(-rc));
 		return;
 	}
-	c->bc_status = BC_OK;
-	c->bc_calls = calls;
-	c->bc_secs = secs;
-	c->bc_calls_per_s = secs > 0 ? (double)calls / secs : 0;
-	c->bc_mb_per_s = c->bc_calls_per_s *
-			 bench_payload_bytes(c->bc_workload, c->bc_size) / 1e6;
-	bench_lat_compute(&cx->cx_lat, &c->bc_lat);
-	if (calls) {
-		c->bc_cpu_client = (ccpu1 - ccpu0) / (double)calls;
+	c->bc_calls += calls;
+	c->bc_secs += secs;
+	c->bc_trial_cps[t] = secs > 0 ? (double)calls / secs : 0;
+	bench_lat_compute(&cx->cx_lat, &acc->lat[t]);
+	c->bc_trial_p50[t] = acc->lat[t].bl_p50;
+	c->bc_ntrials = t + 1;
+	acc->ccpu += ccpu1 - ccpu0;
+	acc->scpu += scpu1 - scpu0;
+	acc->have_server = acc->have_server && have_server;
+	if (o->bo_cost) {
+		if (!t)
+			c->bc_cost_client.ck_have = c->bc_cost_server.ck_have = ~0u;
+		cost_add(&c->bc_cost_client, &kc0, &kc1);
 		if (have_server)
-			c->bc_cpu_server = (scpu1 - scpu0) / (double)calls;
+			cost_add(&c->bc_cost_server, &ks0, &ks1);
+		else
+			c->bc_cost_server.ck_have = 0;
+		c->bc_has_cost = 1;
 	}
 	if (c->bc_strategy < BS_NR_RPC) {
 		c->bc_has_counters = 1;
-		counters_sub(&c->bc_client, &cl0, &cl1);
+		counters_add(&c->bc_client, &cl0, &cl1);
 		if (have_server)
-			counters_sub(&c->bc_server, &sv0, &sv1);
+			counters_add(&c->bc_server, &sv0, &sv1);
 	}
+}
+
+/* The medians over the cell's trials: calls/s and each latency figure. */
+static void finish_cell(struct bench_cell *c, const struct cell_acc *acc)
+{
+	double v[BENCH_MAX_TRIALS];
+	unsigned t, n = c->bc_ntrials;
+
+	if (c->bc_status != BC_OK || !n)
+		return;
+	c->bc_calls_per_s = bench_median(c->bc_trial_cps, n);
+	c->bc_mb_per_s = c->bc_calls_per_s *
+			 bench_payload_bytes(c->bc_workload, c->bc_size) / 1e6;
+#define MEDIAN_OF(field) do {						\
+		for (t = 0; t < n; t++)					\
+			v[t] = acc->lat[t].field;			\
+		c->bc_lat.field = bench_median(v, n);			\
+	} while (0)
+	MEDIAN_OF(bl_mean);
+	MEDIAN_OF(bl_p50);
+	MEDIAN_OF(bl_p99);
+	MEDIAN_OF(bl_p999);
+	MEDIAN_OF(bl_min);
+	MEDIAN_OF(bl_max);
+#undef MEDIAN_OF
+	if (c->bc_calls) {
+		c->bc_cpu_client = acc->ccpu / (double)c->bc_calls;
+		if (acc->have_server)
+			c->bc_cpu_server = acc->scpu / (double)c->bc_calls;
+	}
+}
+
+static void progress(const struct bench_opts *o, size_t i, size_t n,
+		     const struct bench_cell *c, unsigned trial);
+
+/*
+ * The cells of one (workload, size, inflight), cells[b..e), trial by
+ * trial: each trial runs every cell once, starting one later each time,
+ * so drift and warm caches fall on every strategy alike.
+ */
+static void run_group(struct bench_ctx *cx, struct bench_cell *cells, size_t b,
+		      size_t e, size_t n, struct cell_acc *acc)
+{
+	const struct bench_opts *o = cx->cx_o;
+	size_t k = e - b, i, j;
+	unsigned t;
+
+	for (i = 0; i < k; i++) {
+		memset(&acc[i], 0, sizeof(acc[i]));
+		acc[i].have_server = 1;
+	}
+	for (t = 0; t < o->bo_trials; t++)
+		for (j = 0; j < k; j++) {
+			i = (j + t) % k;
+			progress(o, b + i, n, &cells[b + i], t);
+			run_trial(cx, &cells[b + i], &acc[i]);
+		}
+	for (i = 0; i < k; i++)
+		finish_cell(&cells[b + i], &acc[i]);
 }
 
 /* ---- connections ----------------------------------------------------- */
 
-/* Which device an address maps to, through rdma_cm as a connection would. */
-static int device_of(const char *addr, const char *source, char *name, size_t len)
+int bench_device_of(const char *addr, const char *source, char *name, size_t len)
 {
 	struct addrinfo hints = { .ai_family = AF_INET }, *dst = NULL, *src = NULL;
 	struct rdma_event_channel *ch = rdma_create_event_channel();
@@ -238,7 +359,7 @@ static int check_device(const struct bench_opts *o, const char *addr,
 
 	if (!o->bo_device)
 		return 0;
-	if (device_of(addr, source, name, sizeof(name))) {
+	if (bench_device_of(addr, source, name, sizeof(name))) {
 		fprintf(stderr, "rpcrdma_bench: %s maps to no RDMA device\n", addr);
 		return -1;
 	}
@@ -305,76 +426,8 @@ static void disconnect_all(struct bench_ctx *cx)
 	bench_ctl_close(cx->cx_ctl);
 }
 
-/* ---- reports --------------------------------------------------------- */
-
-/* Writes one report format to path; 0 or -1. */
-static int write_file(const char *path, enum bench_format fmt,
-		      const struct bench_cell *cells, size_t n, const char *testbed)
-{
-	FILE *f = path ? fopen(path, "w") : stdout;
-
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	switch (fmt) {
-	case BF_JSON:
-		bench_report_json(f, cells, n, testbed);
-		break;
-	case BF_CSV:
-		bench_report_csv(f, cells, n);
-		break;
-	default:
-		if (testbed)
-			fprintf(f, "test bed: %s\n", testbed);
-		bench_report_table(f, cells, n);
-		fputc('\n', f);
-		bench_report_summary(f, cells, n);
-		break;
-	}
-	if (path ? fclose(f) : fflush(f)) {
-		perror(path ? path : "stdout");
-		return -1;
-	}
-	return 0;
-}
-
-static int write_reports(const struct bench_opts *o, const struct bench_cell *cells,
-			 size_t n)
-{
-	const char *testbed = o->bo_testbed ? o->bo_testbed : getenv("RPCRDMA_TESTBED");
-	char label[160];
-	int rc;
-
-	/* A paired server's threads change what was measured: say so. */
-	if (o->bo_role == BR_PAIR && o->bo_svc_threads) {
-		snprintf(label, sizeof(label), "%s, server with %u service threads",
-			 testbed ? testbed : "?", o->bo_svc_threads);
-		testbed = label;
-	}
-	rc = write_file(o->bo_output, o->bo_format, cells, n, testbed);
-
-	if (o->bo_json && write_file(o->bo_json, BF_JSON, cells, n, testbed))
-		rc = -1;
-	if (o->bo_csv && write_file(o->bo_csv, BF_CSV, cells, n, testbed))
-		rc = -1;
-	if (o->bo_plot) {
-		char title[300];
-		FILE *f;
-
-		snprintf(title, sizeof(title), "rpcrdma_bench%s%s", testbed ? ": " : "",
-			 testbed ? testbed : "");
-		f = fopen(o->bo_plot, "w");
-		if (!f || bench_plot_svg(f, cells, n, title) || fclose(f)) {
-			perror(o->bo_plot);
-			rc = -1;
-		}
-	}
-	return rc;
-}
-
 static void progress(const struct bench_opts *o, size_t i, size_t n,
-		     const struct bench_cell *c)
+		     const struct bench_cell *c, unsigned trial)
 {
 	static int tty = -1;
 
@@ -383,11 +436,12 @@ static void progress(const struct bench_opts *o, size_t i, size_t n,
 	if (tty < 0)
 		tty = isatty(2);
 	if (tty)
-		fprintf(stderr, "\r[%zu/%zu] %-5s %8u B x%-3u %-9s ", i + 1, n,
-			bench_workload_name(c->bc_workload), c->bc_size,
-			c->bc_inflight, bench_strategy_name(c->bc_strategy));
-	else if (i == 0 || c[-1].bc_size != c->bc_size ||
-		 c[-1].bc_workload != c->bc_workload)
+		fprintf(stderr, "\r[%zu/%zu] %-5s %8u B x%-3u %-9s trial %u/%u ",
+			i + 1, n, bench_workload_name(c->bc_workload), c->bc_size,
+			c->bc_inflight, bench_strategy_name(c->bc_strategy),
+			trial + 1, o->bo_trials);
+	else if (trial == 0 && (i == 0 || c[-1].bc_size != c->bc_size ||
+		 c[-1].bc_workload != c->bc_workload))
 		fprintf(stderr, "rpcrdma_bench: [%zu/%zu] %s %u B\n", i + 1, n,
 			bench_workload_name(c->bc_workload), c->bc_size);
 }
@@ -396,6 +450,7 @@ static int client(const struct bench_opts *o)
 {
 	struct bench_ctx cx = { .cx_o = o };
 	struct bench_cell *cells;
+	struct cell_acc *acc;
 	size_t n, failed = 0;
 	int rc;
 
@@ -404,7 +459,8 @@ static int client(const struct bench_opts *o)
 	cells = plan(o, &n);
 	cx.cx_lat.bs_us = malloc(SAMPLES_CAP * sizeof(float));
 	cx.cx_lat.bs_cap = SAMPLES_CAP;
-	if (!cells || !cx.cx_lat.bs_us) {
+	acc = calloc(BS_NR, sizeof(*acc));
+	if (!cells || !cx.cx_lat.bs_us || !acc) {
 		fprintf(stderr, "rpcrdma_bench: out of memory\n");
 		return 1;
 	}
@@ -412,9 +468,16 @@ static int client(const struct bench_opts *o)
 		disconnect_all(&cx);
 		return 1;
 	}
+	if (o->bo_cost)
+		bench_cost_init();
+	for (size_t b = 0, e; b < n; b = e) {
+		for (e = b + 1; e < n && cells[e].bc_workload == cells[b].bc_workload &&
+		     cells[e].bc_size == cells[b].bc_size &&
+		     cells[e].bc_inflight == cells[b].bc_inflight; e++)
+			;
+		run_group(&cx, cells, b, e, n, acc);
+	}
 	for (size_t i = 0; i < n; i++) {
-		progress(o, i, n, &cells[i]);
-		run_cell(&cx, &cells[i]);
 		if (cells[i].bc_status == BC_FAILED) {
 			failed++;
 			fprintf(stderr, "\nrpcrdma_bench: %s %u B x%u %s: FAILED: %s\n",
@@ -430,8 +493,13 @@ static int client(const struct bench_opts *o)
 		fprintf(stderr, "rpcrdma_bench: the server did not take SHUTDOWN\n");
 	disconnect_all(&cx);
 	bench_report_derive(cells, n);
-	rc = write_reports(o, cells, n);
+	rc = bench_write_reports(o, cells, n);
+	if (o->bo_calibrate && !failed &&
+	    bench_write_calibration(o, cells, n, o->bo_testbed ? o->bo_testbed :
+			      getenv("RPCRDMA_TESTBED")))
+		rc = -1;
 	free(cells);
+	free(acc);
 	free(cx.cx_lat.bs_us);
 	if (failed)
 		fprintf(stderr, "rpcrdma_bench: %zu cell(s) FAILED\n", failed);

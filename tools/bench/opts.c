@@ -270,11 +270,12 @@ void bench_opts_init(struct bench_opts *o)
 	o->bo_count = 0;
 	o->bo_warmup = 0.2;
 	o->bo_format = BF_TABLE;
+	o->bo_trials = BENCH_DEFAULT_TRIALS;
 }
 
 enum {
 	OPT_PAIR = 256, OPT_SERVER_EXEC, OPT_CORRUPT, OPT_QUICK, OPT_TESTBED,
-	OPT_JSON, OPT_CSV,
+	OPT_JSON, OPT_CSV, OPT_TRIALS, OPT_COST, OPT_CALIBRATE, OPT_CALIB_FOR,
 };
 
 static const struct option long_opts[] = {
@@ -304,6 +305,10 @@ static const struct option long_opts[] = {
 	{ "corrupt", required_argument, NULL, OPT_CORRUPT },
 	{ "svc-threads", required_argument, NULL, 'j' },
 	{ "testbed", required_argument, NULL, OPT_TESTBED },
+	{ "trials", required_argument, NULL, OPT_TRIALS },
+	{ "cost", no_argument, NULL, OPT_COST },
+	{ "calibrate", required_argument, NULL, OPT_CALIBRATE },
+	{ "calibrate-for", required_argument, NULL, OPT_CALIB_FOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -312,7 +317,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		     char *err, size_t errlen)
 {
 	int c, n, sizes_given = 0, duration_given = 0, warmup_given = 0;
-	int quick = 0;
+	int quick = 0, trials_given = 0;
 	long v;
 
 	optind = 1;
@@ -418,6 +423,17 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 				return fail(err, errlen, "--svc-threads %s: service threads, 0..64", optarg);
 			o->bo_svc_threads = (unsigned)v;
 			break;
+		case OPT_TRIALS:
+			v = bench_parse_size(optarg);
+			if (v < 1 || v > BENCH_MAX_TRIALS)
+				return fail(err, errlen, "--trials %s: 1..%d", optarg,
+					    BENCH_MAX_TRIALS);
+			o->bo_trials = (unsigned)v;
+			trials_given = 1;
+			break;
+		case OPT_COST: o->bo_cost = 1; break;
+		case OPT_CALIBRATE: o->bo_calibrate = optarg; break;
+		case OPT_CALIB_FOR: o->bo_calib_devices = optarg; break;
 		case 'h':
 			return 1;
 		case ':':
@@ -438,6 +454,18 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 			o->bo_duration = 0.3;
 		if (!warmup_given)
 			o->bo_warmup = 0.1;
+		if (!trials_given)
+			o->bo_trials = BENCH_QUICK_TRIALS;
+	}
+	/* --calibrate measures what auto decides: echo, the fixed
+	 * strategies and auto, at the first depth given. */
+	if (o->bo_calibrate) {
+		o->bo_workloads = 1u << BW_ECHO;
+		o->bo_strategies = (1u << BS_NR_RPC) - 1;
+		o->bo_ninflight = 1;
+		if (o->bo_cost)
+			return fail(err, errlen, "--calibrate and --cost are "
+				    "separate passes");
 	}
 	if (o->bo_role != BR_SERVER && !o->bo_addr)
 		return fail(err, errlen, "say -s (server), -c HOST (client) or "
@@ -475,7 +503,16 @@ void bench_usage(FILE *f)
 "  -D, --duration SECS     measured time per cell (default 1)\n"
 "  -n, --count N           measured calls per cell instead of a duration\n"
 "  -w, --warmup SECS       unmeasured calls before each cell (default 0.2)\n"
-"      --quick             8 sizes, 0.3 s cells, 0.1 s warm-up\n"
+"      --trials N          interleaved trials per cell (default 5): medians\n"
+"                          and 95% bootstrap intervals, ties when they overlap\n"
+"      --quick             8 sizes, 3 trials of 0.3 s, 0.1 s warm-up\n"
+"      --cost              the cost pass: syscalls, context switches, sleeps,\n"
+"                          busy-poll hits, allocations per call (no timings)\n"
+"      --calibrate FILE    measure (echo, inline/pullup/mapped/auto, first\n"
+"                          depth) where auto's thresholds should lie on this\n"
+"                          device; write a [device NAME] section to FILE\n"
+"      --calibrate-for LIST  the section's device names (default: the\n"
+"                          client's device)\n"
 "  -f, --format FMT        table (default), json or csv\n"
 "  -o, --output FILE       write the report there instead of stdout\n"
 "  -P, --plot FILE.svg     write latency and throughput plots\n"

@@ -57,7 +57,7 @@ const struct bench_rep_counter_field bench_rep_counter_fields[] = {
 	COUNTER(calls), COUNTER(inline_sends), COUNTER(pullup_sends),
 	COUNTER(pullup_bytes), COUNTER(mapped_sends), COUNTER(registrations),
 	COUNTER(sendctx_waits), COUNTER(credit_waits), COUNTER(too_large),
-	COUNTER(fallbacks),
+	COUNTER(fallbacks), COUNTER(wakeups), COUNTER(busy_poll_hits),
 };
 #undef COUNTER
 const size_t bench_rep_nr_counters =
@@ -205,11 +205,60 @@ const struct ref *bench_rep_best_fixed(const struct ref *r, size_t b, size_t e,
 
 /* ---- derived figures ---------------------------------------------------- */
 
+/* A cell's intervals from its trials, or a point when it has none. */
+static void cell_intervals(struct bench_cell *x)
+{
+	x->bc_cps_lo = x->bc_cps_hi = x->bc_calls_per_s;
+	x->bc_p50_lo = x->bc_p50_hi = x->bc_lat.bl_p50;
+	if (x->bc_status != BC_OK || !x->bc_ntrials)
+		return;
+	if (bench_boot_ci(x->bc_trial_cps, x->bc_ntrials, &x->bc_cps_lo,
+			  &x->bc_cps_hi))
+		x->bc_cps_lo = x->bc_cps_hi = x->bc_calls_per_s;
+	if (bench_boot_ci(x->bc_trial_p50, x->bc_ntrials, &x->bc_p50_lo,
+			  &x->bc_p50_hi))
+		x->bc_p50_lo = x->bc_p50_hi = x->bc_lat.bl_p50;
+}
+
+/* The winner or the tie among the group's OK fixed strategies. */
+static void mark_winner(struct bench_cell *c, const struct ref *r, size_t b,
+			size_t e)
+{
+	double med[3], lo[3], hi[3];
+	size_t who[3], i;
+	unsigned tied;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		med[k] = lo[k] = hi[k] = NAN;
+	for (i = b; i < e; i++) {
+		const struct bench_cell *x = r[i].c;
+
+		if (!bench_rep_is_fixed(x->bc_strategy) || x->bc_status != BC_OK ||
+		    !(x->bc_calls_per_s > 0) || !isfinite(x->bc_calls_per_s) ||
+		    !isnan(med[x->bc_strategy]))
+			continue;
+		k = (int)x->bc_strategy;
+		med[k] = x->bc_calls_per_s;
+		lo[k] = x->bc_cps_lo;
+		hi[k] = x->bc_cps_hi;
+		who[k] = r[i].i;
+	}
+	k = bench_pick_winner(med, lo, hi, 3, &tied);
+	if (k >= 0)
+		c[who[k]].bc_winner = 1;
+	for (k = 0; k < 3; k++)
+		if (tied & 1u << k)
+			c[who[k]].bc_tied = 1;
+}
+
 /*
  * Per (workload, size, inflight): every OK cell's p50 over the OK
- * raw-poll and tcp cells' p50, and the winner mark on the fixed strategy
- * (inline, pullup, mapped) with most calls/s.  auto is never the winner:
- * it is what the winner is compared with.  Out of memory leaves all zero.
+ * raw-poll and tcp cells' p50, every cell's intervals, and the winner
+ * mark on the fixed strategy (inline, pullup, mapped) with most calls/s
+ * when its interval clears the others' (else the tie marks).  auto is
+ * never the winner: it is what the winner is compared with.  Out of
+ * memory leaves the ratios and marks zero.
  */
 void bench_report_derive(struct bench_cell *c, size_t n)
 {
@@ -218,18 +267,18 @@ void bench_report_derive(struct bench_cell *c, size_t n)
 
 	for (i = 0; i < n; i++) {
 		c[i].bc_vs_raw = c[i].bc_vs_tcp = 0;
-		c[i].bc_winner = 0;
+		c[i].bc_winner = c[i].bc_tied = 0;
+		cell_intervals(&c[i]);
 	}
 	r = bench_rep_sorted(c, n);
 	if (!r)
 		return;
 	for (b = 0; b < n; b = e) {
-		const struct ref *raw, *tcp, *win;
+		const struct ref *raw, *tcp;
 
 		e = bench_rep_group_end(r, n, b);
 		raw = bench_rep_find_ok(r, b, e, BS_RAW_POLL);
 		tcp = bench_rep_find_ok(r, b, e, BS_TCP);
-		win = bench_rep_best_fixed(r, b, e, -1);
 		for (i = b; i < e; i++) {
 			struct bench_cell *x = &c[r[i].i];
 
@@ -242,8 +291,7 @@ void bench_report_derive(struct bench_cell *c, size_t n)
 				x->bc_vs_tcp = bench_rep_ratio(x->bc_lat.bl_p50,
 							tcp->c->bc_lat.bl_p50);
 		}
-		if (win)
-			c[win->i].bc_winner = 1;
+		mark_winner(c, r, b, e);
 	}
 	free(r);
 }
@@ -254,10 +302,11 @@ void bench_report_derive(struct bench_cell *c, size_t n)
 
 static void table_header(FILE *f)
 {
-	fprintf(f, ROW_FMT "%10s %9s %8s %8s %8s %8s %7s %7s %6s %6s  %s\n",
-		"workload", "size", "infl", "strategy", "", "calls/s", "MB/s",
-		"mean", "p50", "p99", "p99.9", "cpu-cl", "cpu-sv", "x raw",
-		"x tcp", "sends i/p/m client / server");
+	fprintf(f, ROW_FMT "%2s %10s %-19s %9s %8s %8s %-17s %8s %8s %7s %7s "
+		"%6s %6s  %s\n",
+		"workload", "size", "infl", "strategy", "", "n", "calls/s",
+		"[95% CI]", "MB/s", "mean", "p50", "[95% CI]", "p99", "p99.9",
+		"cpu-cl", "cpu-sv", "x raw", "x tcp", "sends i/p/m client / server");
 }
 
 /* "%7.1f" or a dash when unknown (< 0). */
@@ -289,12 +338,13 @@ static void put_sends(FILE *f, const struct bench_counters *k)
 static void table_row(FILE *f, const struct bench_cell *c)
 {
 	const struct bench_lat *l = &c->bc_lat;
-	char size[16], infl[16];
+	char size[16], infl[16], cps_ci[48], p50_ci[48];
 
 	bench_rep_fmt_size(size, sizeof(size), c->bc_size);
 	snprintf(infl, sizeof(infl), "%u", c->bc_inflight);
 	fprintf(f, ROW_FMT, bench_workload_name(c->bc_workload), size, infl,
-		bench_strategy_name(c->bc_strategy), c->bc_winner ? "*" : "");
+		bench_strategy_name(c->bc_strategy),
+		c->bc_winner ? "*" : c->bc_tied ? "=" : "");
 	if (c->bc_status == BC_NEEDS_CHUNKS) {
 		fputs("n/a (needs chunks)\n", f);
 		return;
@@ -304,8 +354,14 @@ static void table_row(FILE *f, const struct bench_cell *c)
 			c->bc_note);
 		return;
 	}
-	fprintf(f, "%10.0f %9.2f %8.1f %8.1f %8.1f %8.1f", c->bc_calls_per_s,
-		c->bc_mb_per_s, l->bl_mean, l->bl_p50, l->bl_p99, l->bl_p999);
+	snprintf(cps_ci, sizeof(cps_ci), "[%.0f-%.0f]", c->bc_cps_lo,
+		 c->bc_cps_hi);
+	snprintf(p50_ci, sizeof(p50_ci), "[%.1f-%.1f]", c->bc_p50_lo,
+		 c->bc_p50_hi);
+	fprintf(f, "%2u %10.0f %-19s %9.2f %8.1f %8.1f %-17s %8.1f %8.1f",
+		c->bc_ntrials ? c->bc_ntrials : 1, c->bc_calls_per_s, cps_ci,
+		c->bc_mb_per_s, l->bl_mean, l->bl_p50, p50_ci, l->bl_p99,
+		l->bl_p999);
 	put_cpu(f, c->bc_cpu_client);
 	put_cpu(f, c->bc_cpu_server);
 	put_ratio(f, c->bc_vs_raw);
@@ -339,9 +395,12 @@ void bench_report_table(FILE *f, const struct bench_cell *c, size_t n)
 		table_row(f, x);
 		prev = x;
 	}
-	fputs("latency and CPU per call in us; x raw, x tcp: p50 over the "
-	      "raw-poll, tcp p50; * most calls/s of inline, pullup, mapped; "
-	      "sends: inline/pullup/mapped, fb: fallbacks\n", f);
+	fputs("n trials; calls/s and latencies are medians over them, [95% CI] "
+	      "their bootstrap intervals; latency and CPU per call in us; "
+	      "x raw, x tcp: p50 over the raw-poll, tcp p50; * most calls/s of "
+	      "inline, pullup, mapped with its interval clear of the others'; "
+	      "= tied (intervals overlap the leader's); sends: "
+	      "inline/pullup/mapped, fb: fallbacks\n", f);
 	free(r);
 }
 

@@ -69,10 +69,13 @@ static bool_t xdr_bench_read_args(XDR *x, struct bench_read_args *a)
 	return xdr_u_int(x, &a->ra_len) && xdr_u_int(x, &a->ra_seed);
 }
 
-#define WIRE_NCOUNTERS 10
+#define BENCH_CTL_COST 0x100u	/* BP_STATS argument flag: cost wanted */
+#define WIRE_NCOUNTERS 12
+#define WIRE_NCOST 6
 struct bench_wire_stats {
 	u_quad_t ws_cpu_us;
 	u_quad_t ws_c[WIRE_NCOUNTERS];	/* struct bench_counters, in order */
+	u_quad_t ws_cost[WIRE_NCOST];	/* struct bench_cost, in order */
 };
 
 static bool_t xdr_bench_wire_stats(XDR *x, struct bench_wire_stats *w)
@@ -81,6 +84,9 @@ static bool_t xdr_bench_wire_stats(XDR *x, struct bench_wire_stats *w)
 		return FALSE;
 	for (int i = 0; i < WIRE_NCOUNTERS; i++)
 		if (!xdr_u_hyper(x, &w->ws_c[i]))
+			return FALSE;
+	for (int i = 0; i < WIRE_NCOST; i++)
+		if (!xdr_u_hyper(x, &w->ws_cost[i]))
 			return FALSE;
 	return TRUE;
 }
@@ -133,6 +139,8 @@ static void to_counters(const struct rpcrdma_stats *s, struct bench_counters *k)
 			  s->rs_fallback_too_big_for_inline +
 			  s->rs_fallback_too_big_for_sendbuf +
 			  s->rs_fallback_not_mappable;
+	k->bk_wakeups = s->rs_wakeups;
+	k->bk_busy_poll_hits = s->rs_busy_poll_hits;
 }
 
 static void counters_to_wire(const struct bench_counters *k, u_quad_t *w)
@@ -141,7 +149,7 @@ static void counters_to_wire(const struct bench_counters *k, u_quad_t *w)
 		k->bk_calls, k->bk_inline_sends, k->bk_pullup_sends,
 		k->bk_pullup_bytes, k->bk_mapped_sends, k->bk_registrations,
 		k->bk_sendctx_waits, k->bk_credit_waits, k->bk_too_large,
-		k->bk_fallbacks,
+		k->bk_fallbacks, k->bk_wakeups, k->bk_busy_poll_hits,
 	};
 
 	memcpy(w, v, sizeof(v));
@@ -159,6 +167,8 @@ static void counters_from_wire(const u_quad_t *w, struct bench_counters *k)
 	k->bk_credit_waits = w[7];
 	k->bk_too_large = w[8];
 	k->bk_fallbacks = w[9];
+	k->bk_wakeups = w[10];
+	k->bk_busy_poll_hits = w[11];
 }
 
 static double process_cpu_us(void)
@@ -228,6 +238,7 @@ static void serve_stats(SVCXPRT *xprt)
 	struct bench_wire_stats w;
 	struct bench_counters k;
 	struct rpcrdma_stats s;
+	struct bench_cost cost;
 	u_int which = 0;
 
 	if (!svc_getargs(xprt, (xdrproc_t)xdr_u_int, (char *)&which)) {
@@ -236,11 +247,27 @@ static void serve_stats(SVCXPRT *xprt)
 	}
 	memset(&w, 0, sizeof(w));
 	memset(&k, 0, sizeof(k));
+	/* The cost pass asks for the cost counters: start them on first use. */
+	if (which & BENCH_CTL_COST) {
+		static int started;
+
+		which &= ~BENCH_CTL_COST;
+		if (!started++)
+			bench_cost_init();
+	}
 	if (which < BS_NR_RPC && srv.sv_rdma[which] &&
 	    !svc_rdma_get_stats(srv.sv_rdma[which], &s))
 		to_counters(&s, &k);
 	counters_to_wire(&k, w.ws_c);
 	w.ws_cpu_us = (u_quad_t)process_cpu_us();
+	if (!bench_cost_snapshot(&cost)) {
+		w.ws_cost[0] = cost.ck_syscalls;
+		w.ws_cost[1] = cost.ck_instructions;
+		w.ws_cost[2] = cost.ck_vcsw;
+		w.ws_cost[3] = cost.ck_ivcsw;
+		w.ws_cost[4] = cost.ck_allocs;
+		w.ws_cost[5] = cost.ck_have;
+	}
 	svc_sendreply(xprt, (xdrproc_t)xdr_bench_wire_stats, (char *)&w);
 }
 
@@ -547,6 +574,8 @@ void bench_rpc_counters(struct bench_rpc_client *rc, struct bench_counters *out)
 		out->bk_credit_waits += k.bk_credit_waits;
 		out->bk_too_large += k.bk_too_large;
 		out->bk_fallbacks += k.bk_fallbacks;
+		out->bk_wakeups += k.bk_wakeups;
+		out->bk_busy_poll_hits += k.bk_busy_poll_hits;
 	}
 }
 
@@ -635,6 +664,7 @@ static void *caller_main(void *arg)
 {
 	struct caller *ca = arg;
 
+	bench_cost_thread_start();
 	pthread_barrier_wait(&cell_start);
 	while (!atomic_load(&cell_failed)) {
 		double t0 = bench_now(), t1;
@@ -780,11 +810,12 @@ struct bench_ctl *bench_ctl_connect(const struct bench_opts *o, double give_up_s
 }
 
 int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
-		       double *cpu_us, struct bench_counters *server)
+		       double *cpu_us, struct bench_counters *server,
+		       struct bench_cost *cost)
 {
 	struct timeval tmo = { CALL_TIMEOUT_S, 0 };
 	struct bench_wire_stats w;
-	u_int which = (u_int)s;
+	u_int which = (u_int)s | (cost ? BENCH_CTL_COST : 0);
 
 	memset(&w, 0, sizeof(w));
 	if (clnt_call(ctl->ct_cl, BP_STATS, (xdrproc_t)xdr_u_int, (char *)&which,
@@ -792,6 +823,14 @@ int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
 		return -EIO;
 	*cpu_us = (double)w.ws_cpu_us;
 	counters_from_wire(w.ws_c, server);
+	if (cost) {
+		cost->ck_syscalls = w.ws_cost[0];
+		cost->ck_instructions = w.ws_cost[1];
+		cost->ck_vcsw = w.ws_cost[2];
+		cost->ck_ivcsw = w.ws_cost[3];
+		cost->ck_allocs = w.ws_cost[4];
+		cost->ck_have = (unsigned)w.ws_cost[5];
+	}
 	return 0;
 }
 

@@ -13,19 +13,23 @@
 #include "report_int.h"
 
 /* A size's outcome besides the winning fixed strategy (0..2). */
-enum { ROW_NA = -1, ROW_NONE = -2 };
+enum { ROW_NA = -1, ROW_NONE = -2, ROW_TIE = -3 };
 /* What auto chose besides BS_INLINE, BS_PULLUP, BS_MAPPED. */
 enum { AC_MIXED = BS_NR_RPC, AC_UNKNOWN, AC_NONE };
 
 /* One size of one (workload, inflight). */
 struct srow {
 	unsigned size;
-	int cls;		/* winning fixed strategy, ROW_NA, ROW_NONE */
+	int cls;		/* winning fixed strategy, ROW_TIE, ROW_NA, ROW_NONE */
+	unsigned tied;		/* ROW_TIE: the tied strategies' bits */
 	int next;		/* the runner-up, -1: none */
 	double margin;		/* best calls/s over the runner-up's, - 1 */
 	int autoc;		/* what auto chose */
+	int best;		/* the fixed strategy of most calls/s, -1: none */
 	double best_cps;
 	double auto_cps;	/* < 0: auto did not run OK */
+	double ratio, r_lo, r_hi;	/* auto over best, its interval */
+	int has_ratio;
 };
 
 /*
@@ -70,6 +74,44 @@ static const char *auto_name(int ac)
 	return bench_strategy_name((enum bench_strategy)ac);
 }
 
+/* A cell's calls/s trials, or its one figure when it has none. */
+static const double *trials_of(const struct bench_cell *x, size_t *n)
+{
+	if (x->bc_ntrials) {
+		*n = x->bc_ntrials;
+		return x->bc_trial_cps;
+	}
+	*n = 1;
+	return &x->bc_calls_per_s;
+}
+
+/* auto's calls/s over the best fixed strategy's, with its interval. */
+static void auto_ratio(struct srow *row, const struct bench_cell *au,
+		       const struct bench_cell *best)
+{
+	const double *a, *b;
+	size_t na, nb;
+
+	row->has_ratio = 0;
+	if (!au || !best)
+		return;
+	a = trials_of(au, &na);
+	b = trials_of(best, &nb);
+	row->has_ratio = !bench_boot_ratio_ci(a, na, b, nb, &row->ratio,
+					      &row->r_lo, &row->r_hi);
+}
+
+/* The tie marks of the group's fixed strategies, as bits. */
+static unsigned tied_bits(const struct ref *r, size_t b, size_t e)
+{
+	unsigned t = 0;
+
+	for (; b < e; b++)
+		if (r[b].c->bc_tied && bench_rep_is_fixed(r[b].c->bc_strategy))
+			t |= 1u << r[b].c->bc_strategy;
+	return t;
+}
+
 /* The summary row of group r[b..e); 0 if the group has no RPC cell. */
 static int group_row(const struct ref *r, size_t b, size_t e, struct srow *row)
 {
@@ -90,13 +132,17 @@ static int group_row(const struct ref *r, size_t b, size_t e, struct srow *row)
 		    : NULL;
 	au = bench_rep_find_ok(r, b, e, BS_AUTO);
 	row->size = r[b].c->bc_size;
-	row->cls = best ? (int)best->c->bc_strategy : na == rpc ? ROW_NA : ROW_NONE;
+	row->tied = tied_bits(r, b, e);
+	row->best = best ? (int)best->c->bc_strategy : -1;
+	row->cls = row->tied ? ROW_TIE : best ? (int)best->c->bc_strategy :
+		   na == rpc ? ROW_NA : ROW_NONE;
 	row->next = next ? (int)next->c->bc_strategy : -1;
 	row->margin = next ? bench_rep_ratio(best->c->bc_calls_per_s,
 					     next->c->bc_calls_per_s) - 1 : 0;
 	row->best_cps = best ? best->c->bc_calls_per_s : 0;
 	row->auto_cps = au ? au->c->bc_calls_per_s : -1;
 	row->autoc = au ? auto_choice(au->c) : AC_NONE;
+	auto_ratio(row, au ? au->c : NULL, best ? best->c : NULL);
 	return 1;
 }
 
@@ -185,6 +231,22 @@ static void print_margin(FILE *f, const struct srow *row, size_t b, size_t e)
 		fprintf(f, " by %.0f-%.0f%%)", lo * 100, hi * 100);
 }
 
+/* "tie inline/pullup (intervals overlap)". */
+static void print_tie(FILE *f, unsigned tied)
+{
+	const char *sep = "";
+	unsigned s;
+
+	fputs("tie ", f);
+	for (s = 0; s < BS_NR_RPC; s++)
+		if (tied & 1u << s) {
+			fprintf(f, "%s%s", sep,
+				bench_strategy_name((enum bench_strategy)s));
+			sep = "/";
+		}
+	fputs(" (95% intervals overlap)", f);
+}
+
 /* Consecutive sizes with the same outcome, one line each. */
 static void print_ranges(FILE *f, const struct srow *row, size_t k)
 {
@@ -192,7 +254,8 @@ static void print_ranges(FILE *f, const struct srow *row, size_t k)
 	size_t b, e;
 
 	for (b = 0; b < k; b = e) {
-		for (e = b + 1; e < k && row[e].cls == row[b].cls; e++)
+		for (e = b + 1; e < k && row[e].cls == row[b].cls &&
+		     row[e].tied == row[b].tied; e++)
 			;
 		bench_rep_fmt_range(range, sizeof(range), row[b].size,
 				    row[e - 1].size);
@@ -203,6 +266,8 @@ static void print_ranges(FILE *f, const struct srow *row, size_t k)
 		}
 		if (row[b].cls == ROW_NONE) {
 			fputs("no fixed strategy ran", f);
+		} else if (row[b].cls == ROW_TIE) {
+			print_tie(f, row[b].tied);
 		} else {
 			fputs(bench_strategy_name((enum bench_strategy)row[b].cls), f);
 			print_margin(f, row, b, e);
@@ -212,27 +277,33 @@ static void print_ranges(FILE *f, const struct srow *row, size_t k)
 	}
 }
 
-/* auto's calls/s over the best fixed strategy's: the minimum, and where. */
+static const char *verdict_name(int v)
+{
+	return v > 0 ? "above it" : v < 0 ? "below it" : "within noise";
+}
+
+/*
+ * auto's calls/s over the best fixed strategy's (the highest median,
+ * tied or not): the lowest ratio, where, and whether its interval holds
+ * 1.0 (within noise, not a loss); then how many sizes fall each way.
+ */
 static void print_worst(FILE *f, const struct srow *row, size_t k)
 {
 	const struct srow *worst = NULL;
-	double wr = 0, x;
-	unsigned missed = 0;
+	unsigned missed = 0, count[3] = { 0, 0, 0 };
 	char size[32];
 	size_t i;
 
 	for (i = 0; i < k; i++) {
-		if (row[i].cls < 0)
+		if (row[i].best < 0)
 			continue;
-		if (row[i].auto_cps < 0) {
+		if (row[i].auto_cps < 0 || !row[i].has_ratio) {
 			missed++;
 			continue;
 		}
-		x = row[i].auto_cps / row[i].best_cps;
-		if (!worst || x < wr) {
+		count[bench_ratio_verdict(row[i].r_lo, row[i].r_hi, 0) + 1]++;
+		if (!worst || row[i].ratio < worst->ratio)
 			worst = &row[i];
-			wr = x;
-		}
 	}
 	fputs("  auto's worst ratio to the best fixed strategy: ", f);
 	if (!worst) {
@@ -240,10 +311,15 @@ static void print_worst(FILE *f, const struct srow *row, size_t k)
 	} else {
 		bench_rep_fmt_range(size, sizeof(size), worst->size,
 				    worst->size);
-		fprintf(f, "%.2f at %s (auto %.0f calls/s, %s %.0f)\n", wr, size,
+		fprintf(f, "%.2f [%.2f-%.2f] at %s (auto %.0f calls/s, %s %.0f), "
+			"%s\n", worst->ratio, worst->r_lo, worst->r_hi, size,
 			worst->auto_cps,
-			bench_strategy_name((enum bench_strategy)worst->cls),
-			worst->best_cps);
+			bench_strategy_name((enum bench_strategy)worst->best),
+			worst->best_cps, verdict_name(bench_ratio_verdict(
+				worst->r_lo, worst->r_hi, 0)));
+		fprintf(f, "  auto against the best fixed strategy: below at %u "
+			"size%s, within noise at %u, above at %u\n", count[0],
+			count[0] == 1 ? "" : "s", count[1], count[2]);
 	}
 	if (missed)
 		fprintf(f, "  auto had no result at %u size%s where a fixed "
@@ -262,8 +338,9 @@ void bench_report_summary(FILE *f, const struct bench_cell *c, size_t n)
 	unsigned w, q;
 	size_t k;
 
-	fputs("Summary: where each fixed strategy wins by calls/s; auto's "
-	      "choice from the Sends that carried the payload\n", f);
+	fputs("Summary: where each fixed strategy wins by calls/s (its 95% "
+	      "interval clear of the others'; else a tie); auto's choice from "
+	      "the Sends that carried the payload\n", f);
 	if (!r || !rows) {
 		fputs("  (out of memory)\n", f);
 		goto out;

@@ -139,6 +139,30 @@ static double y_of(const struct panel *p, const struct bench_cell *c)
 	return 0;
 }
 
+/* The point's 95 % interval on the panel's metric. */
+static void ci_of(const struct panel *p, const struct bench_cell *c,
+		  double *lo, double *hi)
+{
+	double scale;
+
+	switch (p->p_metric) {
+	case M_P50:
+		*lo = c->bc_p50_lo;
+		*hi = c->bc_p50_hi;
+		return;
+	case M_MBPS:
+		scale = bench_payload_bytes(c->bc_workload, c->bc_size) / 1e6;
+		*lo = c->bc_cps_lo * scale;
+		*hi = c->bc_cps_hi * scale;
+		return;
+	case M_CPS:
+		*lo = c->bc_cps_lo;
+		*hi = c->bc_cps_hi;
+		return;
+	}
+	*lo = *hi = 0;
+}
+
 static int in_panel(const struct panel *p, const struct bench_cell *c)
 {
 	if (c->bc_workload != p->p_workload)
@@ -422,6 +446,25 @@ static void stroke(FILE *f, enum bench_strategy s)
 		fprintf(f, " stroke-dasharray=\"%s\"", st->dash);
 }
 
+/*
+ * The point's 95 % interval as a vertical bar with caps (clamped to the
+ * panel; an interval of one trial is a bar of no height).
+ */
+static void error_bar(FILE *f, const struct panel *p, const struct bench_cell *c)
+{
+	double lo, hi, x = px(p, x_of(p, c)), y = y_of(p, c), ylo, yhi;
+
+	ci_of(p, c, &lo, &hi);
+	if (!(lo > 0) || !isfinite(lo) || !isfinite(hi) || hi < lo)
+		lo = hi = y;
+	ylo = fmin(py(p, lo), PAD_T + PLOT_H);
+	yhi = fmax(py(p, hi), PAD_T);
+	fprintf(f, "<path class=\"ci\" data-lo=\"%.6g\" data-hi=\"%.6g\" "
+		"fill=\"none\" stroke-dasharray=\"none\" stroke-width=\"1\" "
+		"d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh6M%.1f,%.1fh6\"/>\n", lo, hi, x,
+		ylo, yhi, x - 3, ylo, x - 3, yhi);
+}
+
 /* Lines through consecutive OK points, broken at cells that are not. */
 static void series(FILE *f, const struct panel *p, const struct bench_cell *c,
 		   size_t n, enum bench_strategy s, const struct bench_cell **v)
@@ -439,6 +482,9 @@ static void series(FILE *f, const struct panel *p, const struct bench_cell *c,
 			;
 		polyline(f, p, v + b, i - b);
 	}
+	for (i = 0; i < k; i++)
+		if (plottable(p, v[i]))
+			error_bar(f, p, v[i]);
 	for (i = 0; i < k; i++)
 		if (plottable(p, v[i]))
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
