@@ -84,7 +84,7 @@ RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
 
 /* Transport counters, named after the kernel's mountstats where one exists. */
 struct rpcrdma_stats {
-	uint64_t rs_calls;		/* client: Calls sent; server: Calls received */
+	uint64_t rs_calls;		/* client: calls made (sent, or refused before); server: Calls received */
 	uint64_t rs_replies;		/* client: Replies matched; server: Replies sent */
 	uint64_t rs_bad_replies;	/* client: Replies dropped (unparseable, unmatched) and RDMA_ERRORs */
 	uint64_t rs_bad_calls;		/* server: Calls answered with RDMA_ERROR */
@@ -148,6 +148,9 @@ struct rpcrdma_stats {
 	uint64_t rs_conns_freed;	/* server: connections torn down, everything they held freed */
 	uint64_t rs_idle_closed;	/* server: connections closed after idle_timeout_ms without a Call */
 	uint64_t rs_conn_mem_limit;	/* server: Calls answered ERR_CHUNK, connections refused, for max_conn_memory */
+	/* Calls at the limits (appended). */
+	uint64_t rs_calls_refused;	/* client: calls failed before any Send (also in rs_calls) */
+	uint64_t rs_reply_too_large;	/* client: ERR_CHUNK taken as a Reply larger than offered */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
