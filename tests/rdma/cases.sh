@@ -599,6 +599,7 @@ stall stalled-peer-async "-A -s mapped"
 
 # rpcrdma.conf, the environment and per-handle options on the wire.
 . "$(dirname "$0")/conf-cases.sh"
+. "$(dirname "$0")/xdr-cases.sh"
 
 # rpcrdma_bench, a short real run: one size under the inline threshold and
 # one over it, every strategy and baseline, each payload verified; the
