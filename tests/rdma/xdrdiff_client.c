@@ -193,6 +193,16 @@ static uint64_t calls_of(CLIENT *cl)
 	return s.rs_calls;
 }
 
+static uint64_t too_large(CLIENT *cl)
+{
+	struct rpcrdma_stats s;
+
+	memset(&s, 0, sizeof(s));
+	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
+		return 0;
+	return s.rs_reply_too_large;
+}
+
 /*
  * Whether the configuration lets RDMA carry the call: 1 yes, 0 no (a
  * limit applies), -1 too close to a limit to say.
@@ -218,7 +228,7 @@ static void one(CLIENT *tcp, CLIENT *rdma, const struct config *cf, struct call 
 {
 	union any rt, rr;
 	enum clnt_stat st, sr;
-	uint64_t before = calls_of(rdma);
+	uint64_t before = calls_of(rdma), big_before = too_large(rdma);
 	size_t call_len = xdr_sizeof(c->xargs, &c->arg) + 40;
 	size_t reply_len = xdr_sizeof(c->xres, expected(c)) + 24;
 	int may = allowed(cf, call_len, reply_len);
@@ -250,10 +260,16 @@ static void one(CLIENT *tcp, CLIENT *rdma, const struct config *cf, struct call 
 	} else {
 		struct rpc_err e;
 
+		enum clnt_stat want = call_len > SVC_CHUNK_LIMIT ? RPC_CANTSEND :
+				      RPC_CANTRECV;
+
 		clnt_geterr(rdma, &e);
-		/* Over a limit: the limit's error, nothing else. */
-		if (!((sr == RPC_CANTSEND || sr == RPC_CANTRECV) && e.re_errno == EMSGSIZE))
+		/* Over a limit: the limit's error, nothing else; a Call too
+		 * large cannot be sent, a Reply too large not received. */
+		if (sr != want || e.re_errno != EMSGSIZE)
 			fail("%s: RDMA: over a limit, but %s", tag, clnt_sperror(rdma, ""));
+		else if (want == RPC_CANTRECV && too_large(rdma) != big_before + 1)
+			fail("%s: RDMA: a Reply too large not counted in rs_reply_too_large", tag);
 		else
 			printf("client: %s: refused as expected:%s\n", tag,
 			       clnt_sperror(rdma, ""));
@@ -313,13 +329,55 @@ static CLIENT *rdma_client(const char *addr, const char *port,
 	return cl;
 }
 
+/* One call to make: a procedure, a size, the configuration that makes it. */
+struct plan {
+	unsigned int proc, cfg;
+	uint32_t size;
+	uint64_t seed;
+};
+
+/*
+ * Every procedure at every edge size once, plus @extra random (procedure,
+ * size) pairs, in a seeded order, spread over the configurations in turn.
+ */
+static struct plan *make_plan(uint64_t *rng, unsigned int extra, unsigned int *np)
+{
+	unsigned int nprocs = XD_SINK - XD_ALL + 1;
+	unsigned int n = nprocs * (unsigned int)NEDGES + extra, i, p, e;
+	struct plan *pl = calloc(n, sizeof(*pl)), t;
+
+	if (!pl)
+		abort();
+	for (i = 0, p = 0; p < nprocs; p++)
+		for (e = 0; e < NEDGES; e++, i++) {
+			pl[i].proc = XD_ALL + p;
+			pl[i].size = edges[e];
+		}
+	for (; i < n; i++) {
+		pl[i].proc = XD_ALL + (unsigned int)(xd_rand(rng) % nprocs);
+		pl[i].size = pick_size(rng);
+	}
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j = (unsigned int)(xd_rand(rng) % (i + 1));
+
+		t = pl[i]; pl[i] = pl[j]; pl[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		pl[i].cfg = i % (unsigned int)NCONFIGS;
+		pl[i].seed = xd_rand(rng) | 1;
+	}
+	*np = n;
+	return pl;
+}
+
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL;
 	uint64_t seed = 0, rng;
-	unsigned int per_config = 40, i, k, made = 0;
-	double budget = 45, t0;
-	CLIENT *tcp, *rdma;
+	unsigned int extra = 60, i, k, n, made = 0, per[NCONFIGS] = { 0 };
+	double budget = 60, t0;
+	CLIENT *tcp, *rdma[NCONFIGS];
+	struct plan *pl;
 	int c;
 
 	while ((c = getopt(argc, argv, "a:p:S:n:B:")) != -1) {
@@ -327,60 +385,69 @@ int main(int argc, char **argv)
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
-		case 'n': per_config = (unsigned int)atoi(optarg); break;
+		case 'n': extra = (unsigned int)atoi(optarg); break;
 		case 'B': budget = atof(optarg); break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port) {
-		fprintf(stderr, "usage: xdrdiff_client -a ADDR -p PORT [-S SEED] [-n CALLS] [-B SECS]\n");
+		fprintf(stderr, "usage: xdrdiff_client -a ADDR -p PORT [-S SEED] [-n RANDOM_CALLS] [-B SECS]\n");
 		return 2;
 	}
 	if (!seed)
 		seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
 	printf("client: seed %#llx (replay with -S %#llx -n %u)\n",
-	       (unsigned long long)seed, (unsigned long long)seed, per_config);
+	       (unsigned long long)seed, (unsigned long long)seed, extra);
 	fflush(stdout);
 	tcp = tcp_client(addr, port);
 	if (!tcp) {
 		clnt_pcreateerror("clnttcp_create");
 		return 1;
 	}
-	rng = seed;
-	t0 = now();
 	for (k = 0; k < NCONFIGS; k++) {
-		const struct config *cf = &configs[k];
+		rdma[k] = rdma_client(addr, port, &configs[k]);
+		if (!rdma[k]) {
+			printf("client: %s: no RDMA client\n", configs[k].name);
+			return 1;
+		}
+	}
+	rng = seed;
+	pl = make_plan(&rng, extra, &n);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		struct call call;
 
-		rdma = rdma_client(addr, port, cf);
-		if (!rdma) {
-			fail("%s: no RDMA client", cf->name);
+		/* Bounded: a slow bed runs fewer of the random calls. */
+		if (now() - t0 > budget) {
+			printf("client: time is up after %u of %u calls\n", i, n);
 			break;
 		}
-		for (i = 0; i < per_config; i++) {
-			struct call call;
+		call.proc = pl[i].proc;
+		call.size = pl[i].size;
+		call.seed = pl[i].seed;
+		build(&call);
+		one(tcp, rdma[pl[i].cfg], &configs[pl[i].cfg], &call);
+		made++;
+		per[pl[i].cfg]++;
+		xdr_free(call.xargs, (char *)&call.arg);
+		if (call.proc == XD_GEN || call.proc == XD_SINK)
+			xdr_free(call.xres, (char *)&call.expect);
+	}
+	for (k = 0; k < NCONFIGS; k++) {
+		uint64_t counted = calls_of(rdma[k]);
 
-			/* Every procedure once at every edge size is too long
-			 * for the bed: each call draws both at random. */
-			call.proc = XD_ALL + (unsigned int)(xd_rand(&rng) % (XD_SINK - XD_ALL + 1));
-			call.size = pick_size(&rng);
-			call.seed = xd_rand(&rng) | 1;
-			build(&call);
-			one(tcp, rdma, cf, &call);
-			made++;
-			xdr_free(call.xargs, (char *)&call.arg);
-			if (call.proc == XD_GEN || call.proc == XD_SINK)
-				xdr_free(call.xres, (char *)&call.expect);
-			if (now() - t0 > budget * (k + 1) / NCONFIGS)
-				break;	/* this configuration's share of the time */
-		}
-		printf("client: %s: %u calls, rs_calls %llu\n", cf->name, i < per_config ? i + 1 : i,
-		       (unsigned long long)calls_of(rdma));
-		clnt_destroy(rdma);
+		printf("client: %s: %u calls, rs_calls %llu\n", configs[k].name,
+		       per[k], (unsigned long long)counted);
+		if (counted != per[k])
+			fail("%s: %u calls made, rs_calls %llu", configs[k].name,
+			     per[k], (unsigned long long)counted);
+		clnt_destroy(rdma[k]);
 	}
 	if (clnt_call(tcp, XD_SHUTDOWN, X(xdr_void), NULL, X(xdr_void), NULL, tmo) != RPC_SUCCESS)
 		fail("XD_SHUTDOWN: %s", clnt_sperror(tcp, ""));
 	clnt_destroy(tcp);
 	printf("client: %u calls in %.1f s, %d failed (seed %#llx)\n", made, now() - t0,
 	       failures, (unsigned long long)seed);
+	free(pl);
 	return failures ? 1 : 0;
 }
