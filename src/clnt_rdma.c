@@ -711,7 +711,10 @@ again:
 		/* The connection went as we posted: this call goes again. */
 		cr_fail_all(cr, cr->cr_x.rx_dead);
 	} else {
-		cr->cr_x.rx_stats.rs_calls++;
+		/* Once per call: a retry or resend is counted apart
+		 * (rs_reply_chunk_retries, rs_retransmits). */
+		if (!counted)
+			cr->cr_x.rx_stats.rs_calls++;
 		counted = true;
 		rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
 		if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &deadline)) {

@@ -84,7 +84,7 @@ RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
 
 /* Transport counters, named after the kernel's mountstats where one exists. */
 struct rpcrdma_stats {
-	uint64_t rs_calls;		/* client: calls made (sent, or refused before); server: Calls received */
+	uint64_t rs_calls;		/* client: calls made, once each (sent, or refused before); server: Calls received */
 	uint64_t rs_replies;		/* client: Replies matched; server: Replies sent */
 	uint64_t rs_bad_replies;	/* client: Replies dropped (unparseable, unmatched) and RDMA_ERRORs */
 	uint64_t rs_bad_calls;		/* server: Calls answered with RDMA_ERROR */
