@@ -5,6 +5,7 @@
 # printed (RPCRDMA_XDRDIFF_SEED replays a run).
 xdrdiff_case() {
 	seed=${RPCRDMA_XDRDIFF_SEED:+-S $RPCRDMA_XDRDIFF_SEED}
+	rm -f "$work/xdr-differential.ready"	# a stale one would start the client early
 	pair xdr-differential "$b/tests/rdma/xdrdiff_server -a $srv" \
 		"$b/tests/rdma/xdrdiff_client -a $srv $seed -n ${XDN:-60} -B ${XDB:-60}"
 	grep -h 'seed\|calls' "$work/xdr-differential.client" | sed 's/^/# /'
