@@ -6,9 +6,11 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clnt_rdma.h"
+#include "rchunks.h"
 
 
 /*
@@ -35,7 +37,10 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	     AUTH_MARSHALL(cr->cr_clnt.cl_auth, &xdrs) &&
 	     AUTH_WRAP(cr->cr_clnt.cl_auth, &xdrs, xargs, argsp);
 	XDR_DESTROY(&xdrs);
-	return ok ? 0 : -EMSGSIZE;
+	if (ok)
+		return 0;
+	/* Only a buffer that ran out is worth growing (cr_encode_spilled). */
+	return rpcrdma_xdrbuf_full(xb) ? -EMSGSIZE : -EINVAL;
 }
 
 /* Spill buffers kept by a slot between calls; larger ones are freed. */
@@ -47,8 +52,8 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
  * beyond ro_inline_send, or more pieces than one XDR buffer tracks):
  * encode the whole Call copied into a buffer of the slot's own, grown
  * up to RPCRDMA_SPILL_MAX; it then goes inline if it fits, else as a
- * long Call.  Slow, rare, counted.  -EMSGSIZE when even that is short
- * (or the arguments cannot be encoded at all), -ENOMEM.
+ * long Call.  Slow, rare, counted.  -EMSGSIZE when even that is short,
+ * -EINVAL when the arguments cannot be encoded at all, -ENOMEM.
  */
 int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			  rpcproc_t proc, xdrproc_t xargs, void *argsp,
@@ -65,17 +70,127 @@ int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			rq->rq_spill = p;
 			rq->rq_spill_len = len;
 		}
-		if (!cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_spill, len,
-				 0, xb)) {
+		int rc = cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_spill,
+					len, 0, xb);
+
+		if (!rc) {
 			pthread_mutex_lock(&cr->cr_x.rx_lock);
 			cr->cr_x.rx_stats.rs_spilled_calls++;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
 			return 0;
 		}
+		if (rc != -EMSGSIZE)
+			return rc;
 		if (len >= RPCRDMA_SPILL_MAX)
 			return -EMSGSIZE;
 		len = len * 4 > RPCRDMA_SPILL_MAX ? RPCRDMA_SPILL_MAX : len * 4;
 	}
+}
+
+/*
+ * A call that ends before any Send of it is still a call the program
+ * made: counted in rs_calls (and rs_calls_refused), so that the counters
+ * and the program agree.  Lock not held.
+ */
+enum clnt_stat cr_refuse(struct clnt_rdma *cr, enum clnt_stat st, int err)
+{
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_x.rx_stats.rs_calls++;
+	cr->cr_x.rx_stats.rs_calls_refused++;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return cr_set_err(cr, st, err);
+}
+
+/* Log a limit once per procedure and handle (clnt_sperror cannot say it). */
+static bool first_warning(struct clnt_rdma *cr, rpcproc_t proc)
+{
+	uint8_t *w = &cr->cr_limit_warned[proc < RPCRDMA_MAX_HINTS ?
+					   proc : RPCRDMA_MAX_HINTS];
+
+	return cr->cr_x.rx_opts.ro_log_level >= RPCRDMA_LOG_WARNING &&
+	       !__atomic_exchange_n(w, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The Call (@len bytes encoded) is larger than this transport can carry:
+ * copied data past RPCRDMA_SPILL_MAX, or more than any chunk can hold.
+ * RPC_CANTSEND/EMSGSIZE, as libtirpc's UDP says of a datagram too large.
+ */
+enum clnt_stat cr_call_too_large(struct clnt_rdma *cr, rpcproc_t proc,
+				 size_t len)
+{
+	if (first_warning(cr, proc))
+		fprintf(stderr, "rpcrdma: program %lu version %lu procedure %lu: "
+			"Call of %zu bytes or more not sent: larger than a Call "
+			"over RDMA may be (%u bytes copied, or what the server's "
+			"max_chunk_bytes allows)\n",
+			(unsigned long)cr->cr_prog, (unsigned long)cr->cr_vers,
+			(unsigned long)proc, len, RPCRDMA_SPILL_MAX);
+	return cr_refuse(cr, RPC_CANTSEND, -EMSGSIZE);
+}
+
+static uint32_t chunk_bytes(const struct rpcrdma_chunk *c)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->rc_nsegs; i++)
+		n += c->rc_segs[i].rs_length;
+	return n;
+}
+
+/*
+ * The server answered ERR_CHUNK.  RFC 8166 has no finer code, so which
+ * message was too large is inferred: a Call sent inline, or one within
+ * the chunk bytes a server takes by default (RPCRDMA_SVC_CHUNK_BYTES),
+ * was refused for its Reply: larger than the Reply chunk offered (or
+ * than inline, with none).  That is RPC_CANTRECV/EMSGSIZE, counted in
+ * rs_reply_too_large, and a warning names what would allow it.
+ * Otherwise the Call itself: RPC_CANTSEND/EMSGSIZE.
+ */
+enum clnt_stat cr_refused_chunk(struct clnt_rdma *cr, rpcproc_t proc,
+				const struct rpcrdma_req *rq, size_t call_len)
+{
+	const struct rpcrdma_req_chunks *ch = &rq->rq_ch;
+	uint32_t offered = ch->rc_has_reply ? chunk_bytes(&ch->rc_reply) : 0;
+	bool warn;
+
+	if (ch->rc_kind != RPCRDMA_CALL_INLINE &&
+	    call_len > RPCRDMA_SVC_CHUNK_BYTES) {
+		warn = first_warning(cr, proc);
+		if (warn)
+			fprintf(stderr, "rpcrdma: program %lu version %lu procedure "
+				"%lu: the server refused a Call of %zu bytes "
+				"(ERR_CHUNK): larger than its max_chunk_bytes\n",
+				(unsigned long)cr->cr_prog,
+				(unsigned long)cr->cr_vers, (unsigned long)proc,
+				call_len);
+		return cr_set_err(cr, RPC_CANTSEND, -EMSGSIZE);
+	}
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_x.rx_stats.rs_reply_too_large++;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (first_warning(cr, proc)) {
+		if (offered)
+			fprintf(stderr, "rpcrdma: program %lu version %lu procedure "
+				"%lu: the Reply is larger than the %u-byte Reply "
+				"chunk offered (the server answered ERR_CHUNK; "
+				"the procedure ran): raise max_reply "
+				"(rpcrdma.conf(5)), or give the procedure its bound "
+				"with clnt_control(RPCRDMA_CLSET_REPLY_HINT)\n",
+				(unsigned long)cr->cr_prog,
+				(unsigned long)cr->cr_vers, (unsigned long)proc,
+				offered);
+		else
+			fprintf(stderr, "rpcrdma: program %lu version %lu procedure "
+				"%lu: the Reply does not fit inline and no Reply "
+				"chunk was offered (the server answered ERR_CHUNK; "
+				"the procedure ran): set reply_chunks and max_reply "
+				"(rpcrdma.conf(5)), or give the procedure its bound "
+				"with clnt_control(RPCRDMA_CLSET_REPLY_HINT)\n",
+				(unsigned long)cr->cr_prog,
+				(unsigned long)cr->cr_vers, (unsigned long)proc);
+	}
+	return cr_set_err(cr, RPC_CANTRECV, -EMSGSIZE);
 }
 
 /* A call is over and nothing may read its spill buffer: trim it. */

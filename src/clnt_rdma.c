@@ -698,7 +698,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	struct rpcrdma_req *rq;
 	struct timespec deadline;
 	enum clnt_stat st;
-	bool retried = false, held = true;
+	bool retried = false, held = true, counted = false;
 	int rc;
 
 	rpcrdma_deadline(&deadline, cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
@@ -706,9 +706,9 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	rc = take_slot(cr, &deadline, &rq);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	if (rc == -ETIMEDOUT)
-		return cr_set_err(cr, RPC_TIMEDOUT, 0);
+		return cr_refuse(cr, RPC_TIMEDOUT, 0);
 	if (rc)
-		return cr_set_err(cr, RPC_CANTSEND, rc);
+		return cr_refuse(cr, RPC_CANTSEND, rc);
 
 	rc = cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_scratch,
 			    cr->cr_x.rx_opts.ro_inline_send,
@@ -716,7 +716,10 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	if (rc == -EMSGSIZE)
 		rc = cr_encode_spilled(cr, rq, proc, xargs, argsp, &xb);
 	if (rc) {
-		st = cr_set_err(cr, RPC_CANTENCODEARGS, rc);
+		/* Too large for any buffer is a limit, not bad arguments. */
+		st = rc == -EMSGSIZE ?
+		     cr_call_too_large(cr, proc, rpcrdma_xdrbuf_len(&xb)) :
+		     cr_refuse(cr, RPC_CANTENCODEARGS, rc);
 		goto out_release;
 	}
 again:
@@ -729,7 +732,12 @@ again:
 		if (rc == -EMSGSIZE)
 			cr->cr_x.rx_stats.rs_too_large++;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		st = cr_set_err(cr, RPC_CANTSEND, rc);
+		if (counted)
+			st = cr_set_err(cr, RPC_CANTSEND, rc);
+		else if (rc == -EMSGSIZE)
+			st = cr_call_too_large(cr, proc, rpcrdma_xdrbuf_len(&xb));
+		else
+			st = cr_refuse(cr, RPC_CANTSEND, rc);
 		goto out_release;
 	}
 	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.rc_hdr, rq->rq_ch.rc_hdrlen,
@@ -744,14 +752,19 @@ again:
 		   !cr_can_reconnect(cr))) {
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		release_chunks(cr, rq, 0);
-		st = cr_set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
+		st = (counted ? cr_set_err : cr_refuse)(cr, rc == -ETIMEDOUT ?
+						       RPC_TIMEDOUT : RPC_CANTSEND, rc);
 		goto out_release;
 	}
 	if (rc) {
 		/* The connection went as we posted: this call goes again. */
 		cr_fail_all(cr, cr->cr_x.rx_dead);
 	} else {
-		cr->cr_x.rx_stats.rs_calls++;
+		/* Once per call: a retry or resend is counted apart
+		 * (rs_reply_chunk_retries, rs_retransmits). */
+		if (!counted)
+			cr->cr_x.rx_stats.rs_calls++;
+		counted = true;
 		rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
 		if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &deadline)) {
 			/* Keep the credit until the Reply or the connection
@@ -820,7 +833,9 @@ resend:		/* lock held */
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		goto again;
 	}
-	if (rq->rq_state == RQ_FAILED)
+	if (rq->rq_state == RQ_FAILED && rq->rq_refused_chunk)
+		st = cr_refused_chunk(cr, proc, rq, rpcrdma_xdrbuf_len(&xb));
+	else if (rq->rq_state == RQ_FAILED)
 		st = cr_set_err(cr, rq->rq_err == -EMSGSIZE ? RPC_CANTSEND :
 				RPC_CANTRECV, rq->rq_err);
 	else

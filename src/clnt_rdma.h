@@ -101,6 +101,8 @@ struct clnt_rdma {
 	uint32_t cr_abandoned;		/* slots in RQ_ABANDONED */
 	uint32_t cr_resending;		/* slots in RQ_RESEND */
 	pthread_cond_t cr_conn_cond;	/* cr_conn changed, or users left */
+	/* Procedures whose refusal at a limit was logged (clnt_msg.c). */
+	uint8_t cr_limit_warned[RPCRDMA_MAX_HINTS + 1];
 };
 
 
@@ -125,6 +127,11 @@ int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		      rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		      struct rpcrdma_xdr_buf *xb);
 void cr_trim_spill(struct rpcrdma_req *rq);
+enum clnt_stat cr_refuse(struct clnt_rdma *cr, enum clnt_stat st, int err);
+enum clnt_stat cr_call_too_large(struct clnt_rdma *cr, rpcproc_t proc,
+				 size_t len);
+enum clnt_stat cr_refused_chunk(struct clnt_rdma *cr, rpcproc_t proc,
+				const struct rpcrdma_req *rq, size_t call_len);
 enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			       xdrproc_t xres, void *resp);
 uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,

@@ -28,6 +28,7 @@ void rpcrdma_xdrbuf_reset(struct rpcrdma_xdr_buf *xb)
 	xb->xb_len = 0;
 	xb->xb_hiwater = 0;
 	xb->xb_pad_due = 0;
+	xb->xb_full = false;
 	xb->xb_nsegs = 0;
 }
 
@@ -95,8 +96,10 @@ static char *rpcrdma_xb_reserve(struct rpcrdma_xdr_buf *xb, uint32_t len)
 	uint32_t off;
 	bool newseg;
 
-	if (!rpcrdma_xb_plan(xb, len, &off, &newseg))
+	if (!rpcrdma_xb_plan(xb, len, &off, &newseg)) {
+		xb->xb_full = true;
 		return NULL;
+	}
 	return rpcrdma_xb_commit(xb, len, off, newseg);
 }
 
@@ -192,8 +195,12 @@ static bool_t rpcrdma_xb_putbytes(XDR *xdrs, const char *addr, u_int len)
 	if (len == 0)
 		return TRUE;
 	if (xb->xb_threshold && len >= xb->xb_threshold &&
-	    !(xb->xb_len & 3) && len != pad)
-		return rpcrdma_xb_add_ref(xb, addr, len) ? TRUE : FALSE;
+	    !(xb->xb_len & 3) && len != pad) {
+		if (rpcrdma_xb_add_ref(xb, addr, len))
+			return TRUE;
+		xb->xb_full = true;
+		return FALSE;
+	}
 	p = rpcrdma_xb_reserve(xb, len);
 	if (!p)
 		return FALSE;
@@ -285,6 +292,11 @@ void rpcrdma_xdrbuf_create(XDR *xdrs, struct rpcrdma_xdr_buf *xb)
 size_t rpcrdma_xdrbuf_len(const struct rpcrdma_xdr_buf *xb)
 {
 	return xb->xb_len;
+}
+
+bool rpcrdma_xdrbuf_full(const struct rpcrdma_xdr_buf *xb)
+{
+	return xb->xb_full;
 }
 
 /* Only the last segment can be empty (a copied one cut back by setpos). */

@@ -35,6 +35,7 @@ struct rpcrdma_xdr_buf {
 	uint32_t xb_len;		/* stream position == bytes encoded */
 	uint32_t xb_hiwater;		/* bytes ever written in the last copied seg */
 	uint32_t xb_pad_due;		/* XDR pad owed by the reference just added */
+	bool xb_full;			/* a put failed for want of scratch or segments */
 	unsigned int xb_nsegs;
 	struct rpcrdma_xdr_seg xb_segs[RPCRDMA_XDRBUF_MAX_SEGS];
 };
@@ -61,6 +62,12 @@ void rpcrdma_xdrbuf_reset(struct rpcrdma_xdr_buf *xb);
 void rpcrdma_xdrbuf_create(XDR *xdrs, struct rpcrdma_xdr_buf *xb);
 
 size_t rpcrdma_xdrbuf_len(const struct rpcrdma_xdr_buf *xb);
+/*
+ * Whether an encode failed for want of room (scratch, segments, the 4 GiB
+ * stream) rather than because the data could not be encoded at all: only
+ * then can a larger buffer help.
+ */
+bool rpcrdma_xdrbuf_full(const struct rpcrdma_xdr_buf *xb);
 /* Non-empty segments, i.e. how many SGEs a gather list would need. */
 unsigned int rpcrdma_xdrbuf_nsegs(const struct rpcrdma_xdr_buf *xb);
 /* Referenced segments: non-zero means the Send must be signaled. */

@@ -87,7 +87,7 @@ RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
 
 /* Transport counters, named after the kernel's mountstats where one exists. */
 struct rpcrdma_stats {
-	uint64_t rs_calls;		/* client: Calls sent; server: Calls received */
+	uint64_t rs_calls;		/* client: calls made, once each (sent, or refused before); server: Calls received */
 	uint64_t rs_replies;		/* client: Replies matched; server: Replies sent */
 	uint64_t rs_bad_replies;	/* client: Replies dropped (unparseable, unmatched) and RDMA_ERRORs */
 	uint64_t rs_bad_calls;		/* server: Calls answered with RDMA_ERROR */
@@ -165,6 +165,9 @@ struct rpcrdma_stats {
 	uint64_t rs_drc_misses;		/* server: Calls looked up and executed */
 	uint64_t rs_drc_inprog_drops;	/* server: retransmissions dropped, the first copy still running */
 	uint64_t rs_drc_evictions;	/* server: kept Replies dropped for room, stale or too large */
+	/* Calls at the limits (appended). */
+	uint64_t rs_calls_refused;	/* client: calls failed before any Send (also in rs_calls) */
+	uint64_t rs_reply_too_large;	/* client: ERR_CHUNK taken as a Reply larger than offered */
 };
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */

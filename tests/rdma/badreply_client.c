@@ -11,7 +11,7 @@
  *       is valid, so it IS the Reply of that call; xdr_replymsg fails on
  *       it and the call returns RPC_CANTDECODERES.  The good Reply that
  *       follows has no call waiting any more: dropped, counted.
- *   RDMA_ERROR for our xid           the call fails, RPC_CANTRECV/EPROTO;
+ *   RDMA_ERROR for our xid           the call fails, RPC_CANTRECV/EMSGSIZE;
  *                                    counted too.
  *
  * The RC QP and the single progress thread deliver messages in the order
@@ -168,14 +168,17 @@ int main(int argc, char **argv)
 	      "proc 2: %s after %.3f s, proc 1's late good Reply dropped (bad +%llu)",
 	      clnt_sperrno(st), dt, (unsigned long long)bad);
 
-	/* proc 3: RDMA_ERROR / ERR_CHUNK fails the call at once. */
+	/* proc 3: RDMA_ERROR / ERR_CHUNK fails the call at once; to an
+	 * inline Call it can only mean the Reply did not fit (counted). */
 	s0 = s;
 	st = call(cl, 3, &err, &dt);
 	s = stats(cl);
 	bad = s.rs_bad_replies - s0.rs_bad_replies;
-	check(st == RPC_CANTRECV && err == EPROTO && dt < 2.0 && bad == 1,
-	      "proc 3: RDMA_ERROR gives %s (%s) in %.3f s (bad +%llu)",
-	      clnt_sperrno(st), strerror(err), dt, (unsigned long long)bad);
+	check(st == RPC_CANTRECV && err == EMSGSIZE && dt < 2.0 && bad == 1 &&
+	      s.rs_reply_too_large - s0.rs_reply_too_large == 1,
+	      "proc 3: RDMA_ERROR gives %s (%s) in %.3f s (bad +%llu, too large +%llu)",
+	      clnt_sperrno(st), strerror(err), dt, (unsigned long long)bad,
+	      (unsigned long long)(s.rs_reply_too_large - s0.rs_reply_too_large));
 
 	/* proc 4: still a working connection. */
 	s0 = s;

@@ -8,7 +8,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
 # The files of cases this one sources, in order (each sourced below).
 case_files="conf-cases.sh chain-cases.sh fair-cases.sh drc-cases.sh
-	clnt-cases.sh"
+	clnt-cases.sh xdr-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
@@ -621,7 +621,8 @@ stall stalled-peer-async "-A -s mapped"
 # budgets (fair-cases.sh); the duplicate request cache and the default
 # bounds against a connection flood (drc-cases.sh); the client's
 # registrations of abandoned calls at destroy, and Replies that come just
-# before a disconnect (clnt-cases.sh).
+# before a disconnect (clnt-cases.sh); every XDR construct at every size
+# over RDMA and TCP, compared (xdr-cases.sh).
 for f in $case_files; do
 	. "$(dirname "$0")/$f"
 done

@@ -557,6 +557,96 @@ START_TEST(copy_out_and_reset)
 }
 END_TEST
 
+/*
+ * rpcgen's string<> past 64 KiB (issue 17), referenced or copied: the
+ * encoding is xdrmem's, byte for byte, and a string over its bound is a
+ * failure of the data, not of room (xdrbuf_full stays false, so the
+ * client does not grow a spill buffer for it nor call it a limit).
+ */
+START_TEST(big_strings)
+{
+	static const u_int sizes[] = { 0, 1, 9001, 65535, 65536, 65537,
+				       65538, 200001, (1u << 20) + 1 };
+	struct rpcrdma_xdr_buf xb;
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		u_int n = sizes[i];
+		size_t cap = n + 64;
+		char *s = malloc(n + 1), *want = malloc(cap), *got = malloc(cap);
+		char *sb = malloc(cap);
+		XDR x;
+
+		ck_assert_ptr_nonnull(s);
+		ck_assert_ptr_nonnull(want);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_ptr_nonnull(sb);
+		memset(s, 'q', n);
+		s[n] = '\0';
+		if (n)
+			s[n - 1] = 'z';
+		xdrmem_create(&x, want, (u_int)cap, XDR_ENCODE);
+		ck_assert(xdr_string(&x, &s, ~0u));
+		ck_assert_uint_eq(xdr_getpos(&x), 4 + ((n + 3) & ~3u));
+		/* k = 0: referenced over a 4 KiB scratch; 1: all copied. */
+		for (k = 0; k < 2; k++) {
+			ck_assert_int_eq(rpcrdma_xdrbuf_init(&xb, sb,
+					 k ? cap : 4096, k ? 0 : 1024), 0);
+			rpcrdma_xdrbuf_create(&x, &xb);
+			ck_assert_msg(xdr_string(&x, &s, ~0u),
+				      "string of %u bytes, %s", n,
+				      k ? "copied" : "referenced");
+			ck_assert(!rpcrdma_xdrbuf_full(&xb));
+			ck_assert_uint_eq(rpcrdma_xdrbuf_len(&xb),
+					  4 + ((n + 3) & ~3u));
+			ck_assert_int_eq(rpcrdma_xdrbuf_copy_out(&xb, got, cap),
+					 (ssize_t)(4 + ((n + 3) & ~3u)));
+			ck_assert_mem_eq(got, want, 4 + ((n + 3) & ~3u));
+			if (!k && n >= 1024)
+				ck_assert_uint_eq(rpcrdma_xdrbuf_nrefs(&xb), 1);
+		}
+		/* Too small a copy buffer: out of room, and it says so. */
+		if (n > 64) {
+			rpcrdma_xdrbuf_init(&xb, sb, n / 2, 0);
+			rpcrdma_xdrbuf_create(&x, &xb);
+			ck_assert(!xdr_string(&x, &s, ~0u));
+			ck_assert(rpcrdma_xdrbuf_full(&xb));
+		}
+		/* Over its bound: bad data, with room to spare. */
+		if (n) {
+			rpcrdma_xdrbuf_init(&xb, sb, cap, 1024);
+			rpcrdma_xdrbuf_create(&x, &xb);
+			ck_assert(!xdr_string(&x, &s, n - 1));
+			ck_assert(!rpcrdma_xdrbuf_full(&xb));
+		}
+		free(s);
+		free(want);
+		free(got);
+		free(sb);
+	}
+}
+END_TEST
+
+/* Running out of segments is room too; reset forgets it. */
+START_TEST(full_flag_segments)
+{
+	static char data[64], sc[256];
+	struct rpcrdma_xdr_buf xb;
+	unsigned int i;
+	bool_t ok = TRUE;
+	XDR x;
+
+	rpcrdma_xdrbuf_init(&xb, sc, sizeof(sc), 4);
+	rpcrdma_xdrbuf_create(&x, &xb);
+	for (i = 0; ok && i < 2 * RPCRDMA_XDRBUF_MAX_SEGS; i++)
+		ok = xdr_opaque(&x, data, 5);
+	ck_assert(!ok);
+	ck_assert(rpcrdma_xdrbuf_full(&xb));
+	rpcrdma_xdrbuf_reset(&xb);
+	ck_assert(!rpcrdma_xdrbuf_full(&xb));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("xdr_buf");
@@ -577,6 +667,8 @@ int main(void)
 	tcase_add_test(tc, inline_and_alignment);
 	tcase_add_test(tc, setpos_rules);
 	tcase_add_test(tc, copy_out_and_reset);
+	tcase_add_test(tc, big_strings);
+	tcase_add_test(tc, full_flag_segments);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
@@ -584,3 +676,4 @@ int main(void)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+

@@ -1,0 +1,13 @@
+# Sourced by cases.sh (helpers in lib.sh): the differential test.  Every
+# XDR construct rpcgen emits, at random sizes from 0 past 4 MiB, over RDMA
+# (several Send strategies and chunk modes) and TCP against one server,
+# compared value by value.  Bounded: at most 60 s of calls (-B); the seed is
+# printed (RPCRDMA_XDRDIFF_SEED replays a run).
+xdrdiff_case() {
+	seed=${RPCRDMA_XDRDIFF_SEED:+-S $RPCRDMA_XDRDIFF_SEED}
+	rm -f "$work/xdr-differential.ready"	# a stale one would start the client early
+	pair xdr-differential "$b/tests/rdma/xdrdiff_server -a $srv" \
+		"$b/tests/rdma/xdrdiff_client -a $srv $seed -n ${XDN:-60} -B ${XDB:-60}"
+	grep -h 'seed\|calls' "$work/xdr-differential.client" | sed 's/^/# /'
+}
+xdrdiff_case
