@@ -20,8 +20,8 @@
  * end with ECHO_SHUTDOWN (the server's counters are then ours alone).
  * Prints "chainpeer: torn down" when the server ended our connection,
  * "chainpeer: served" / "chainpeer: err_chunk" for an answer.  Exit 0 if
- * the mode's expectation held (reply2/read2: torn down, never answered
- * as if the chunk had worked; depth: served and verified; nodepth:
+ * the mode's expectation held (reply2/read2: torn down or silent, never
+ * answered as if the chunk had worked; depth: served and verified; nodepth:
  * ERR_CHUNK then a NULL Call served; kill/disconnect: every child did
  * what it was told).  Test code.
  */
@@ -447,10 +447,10 @@ int main(int argc, char **argv)
 		die("a NULL Call was not served after connecting");
 	if (!strcmp(mode, "reply2")) {
 		o = run_reply2();
-		ok = !strcmp(o, "torn down");
+		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
 	} else if (!strcmp(mode, "read2")) {
 		o = run_read2();
-		ok = !strcmp(o, "torn down");
+		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
 	} else if (!strcmp(mode, "depth")) {
 		int verified;
 
