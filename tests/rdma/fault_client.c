@@ -27,17 +27,33 @@
 
 #define ECHO_DROP 0xffffffffu	/* ECHO_SLEEP of this: no Reply, ever */
 
+static void print_stats(const char *what, const struct rpcrdma_stats *s);
+
 static void echo_ok(CLIENT *cl, unsigned n, const char *when)
 {
 	char in[512];
 	echo_bytes arg = { n, in }, res = { 0, NULL };
+	struct rpcrdma_stats s;
 	unsigned i;
+	double t0 = now();
 
 	for (i = 0; i < n; i++)
 		in[i] = (char)(i * 7 + n);
-	if (echo_bytes_1(&arg, &res, cl) != RPC_SUCCESS)
+	if (echo_bytes_1(&arg, &res, cl) != RPC_SUCCESS) {
+		/* What the CLIENT saw, so that a rare failure can be told
+		 * apart: no Reply at all, a dropped one, another loss. */
+		s = stats(cl);
+		print_stats(when, &s);
+		printf("fault_client: calls %llu replies %llu bad replies %llu "
+		       "receives posted %llu wakeups %llu; failed after %.2f s\n",
+		       (unsigned long long)s.rs_calls,
+		       (unsigned long long)s.rs_replies,
+		       (unsigned long long)s.rs_bad_replies,
+		       (unsigned long long)s.rs_recv_posted,
+		       (unsigned long long)s.rs_wakeups, now() - t0);
 		die("%s: echo of %u bytes: %s", when, n,
 		    clnt_sperror(cl, "ECHO_BYTES"));
+	}
 	if (res.echo_bytes_len != n || memcmp(res.echo_bytes_val, in, n))
 		die("%s: echo of %u bytes came back different", when, n);
 	xdr_free((xdrproc_t)xdr_echo_bytes, (char *)&res);

@@ -10,7 +10,8 @@
  *           whose RPC header is not inline);
  *   proc 7  a good Reply; once its Send completed, rdma_disconnect at
  *           once, and the next connection is accepted;
- *   proc 9  a good Reply; exit 0 once the client has left.
+ *   proc 9  a good Reply; exit 0 once the client has left, or after 5 s
+ *           (a raw peer on rxe may not see it leave: no flush).
  *
  * The private data offers a 1 KiB receive (-i BYTES to change), so a
  * Call of a few KiB copied into the client's scratch goes in Read chunks.
