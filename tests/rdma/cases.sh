@@ -6,9 +6,11 @@
 work=${RPCRDMA_TEST_BUILDDIR:?}/tests/rdma/work/${RPCRDMA_TESTBED:?}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
-# The files of cases this one sources, in order (each sourced below).
-case_files="conf-cases.sh chain-cases.sh fair-cases.sh drc-cases.sh
-	clnt-cases.sh xdr-cases.sh"
+# The files of cases this one sources, in order (each sourced below); the
+# timing ones (bystander latencies, the bench) only where want timing.
+case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh
+	xdr-cases.sh"
+timing_files="fair-cases.sh bench-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
@@ -18,7 +20,7 @@ if ! want full-batch; then
 	pair chunks-smoke \
 		"$b/tests/rdma/echo_server -F 0 -a $srv" \
 		"$b/tests/rdma/chunk_client -K auto -a $srv -b $cli -t 1"
-	for f in lib.sh soak.sh bench-check.py bench-cases.sh $case_files; do
+	for f in lib.sh soak.sh bench-check.py $case_files $timing_files; do
 		[ -r "$(dirname "$0")/$f" ] && continue
 		echo "not ok - $kind: tests/rdma/$f is missing"
 		failed=1
@@ -617,9 +619,8 @@ stall stalled-peer-async "-A -s mapped"
 
 # rpcrdma.conf, the environment and per-handle options on the wire
 # (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying
-# peers, Read depth (chain-cases.sh); fair turns and per-peer stall
-# budgets (fair-cases.sh); the duplicate request cache and the default
-# bounds against a connection flood (drc-cases.sh); the client's
+# peers, Read depth (chain-cases.sh); the duplicate request cache and the
+# default bounds against a connection flood (drc-cases.sh); the client's
 # registrations of abandoned calls at destroy, and Replies that come just
 # before a disconnect (clnt-cases.sh); every XDR construct at every size
 # over RDMA and TCP, compared (xdr-cases.sh).
@@ -661,7 +662,14 @@ bench_case() {
 		failed=1
 	fi
 }
-want timing && bench_case
-want timing && . "$(dirname "$0")/bench-cases.sh"
+# Fair turns and per-peer stall budgets: a bystander's latency during a
+# flood and a stalling loop (fair-cases.sh); the bench's cost pass and
+# calibration (bench-cases.sh); then the bench itself.
+if want timing; then
+	for f in $timing_files; do
+		. "$(dirname "$0")/$f"
+	done
+	bench_case
+fi
 
 exit $failed
