@@ -689,21 +689,21 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 	l->sl_xprt.xp_netid = "rdma";
 	l->sl_xprt.xp_tp = "rdma";
 	l->sl_xprt.xp_p3 = &l->sl_ext;
-	if (l->sl_opts.ro_svc_threads) {
+	/* The cache first: a service thread may serve Calls at once. */
+	rc = svc_rdma_drc_start(l);
+	if (!rc && l->sl_opts.ro_svc_threads) {
 		rc = svc_threads_start(l);
-		if (rc) {
+		if (rc)
+			svc_rdma_drc_stop(l);
+	}
+	if (rc) {
+		if (l->sl_opts.ro_svc_threads)
 			close(l->sl_xprt.xp_fd);
-			goto out_listen;
-		}
+		goto out_listen;
 	}
 	rc = svc_rdma_idle_start(l);
 	if (!rc) {
 		rc = svc_rdma_loop_start(l);
-		if (!rc) {
-			rc = svc_rdma_drc_start(l);
-			if (rc)
-				svc_rdma_loop_stop(l);
-		}
 		if (rc)
 			svc_rdma_idle_stop(l);
 	}
@@ -712,6 +712,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			svc_threads_stop(l);
 			close(l->sl_xprt.xp_fd);
 		}
+		svc_rdma_drc_stop(l);
 		goto out_listen;
 	}
 	xprt_register(&l->sl_xprt);
