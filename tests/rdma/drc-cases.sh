@@ -1,5 +1,8 @@
 # Exactly-once for retransmissions (drc_size) and the connection bounds'
 # defaults.  Sourced by cases.sh (or run alone by run-cases.sh).
+# run-cases.sh keeps the work directory: a ready file of an earlier run
+# would let pair start a client before its server listens.
+rm -f "$work"/drc-*.ready "$work"/flood-*.ready
 
 # drc_case NAME SERVER-ENV SERVER-ARGS PEER-ARGS HITS: the counter program
 # (drc_prog.c) against drcpeer, which sends a Call again on a new
