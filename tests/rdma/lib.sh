@@ -36,6 +36,7 @@ wait_for() {
 pair() {
 	name=$1; port=$((port + 1))
 	ready=$work/$name.ready
+	rm -f "$ready"
 	timeout 120 $RPCRDMA_SERVER_EXEC $2 -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
