@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include "clnt_rdma.h"
 
 
@@ -78,6 +79,27 @@ void cr_destroy(CLIENT *cl)
 	}
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
 	cr_free(cr);
+}
+
+/*
+ * Where a handle's xids start: at random.  Why: a server's duplicate
+ * request cache knows a retransmission by its xid, procedure, arguments
+ * and the peer's address without the port (a retransmission comes on a
+ * new connection), so two handles on one host whose xids walk in step
+ * (getpid() ^ time() gives processes started together nearly the same
+ * start, and the slot bits hide the difference) would have one's Calls
+ * taken for the other's retransmissions and dropped.
+ */
+static uint32_t initial_xid(void)
+{
+	struct timespec ts;
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)getpid() * 2654435761u ^ (uint32_t)ts.tv_nsec ^
+	       (uint32_t)time(NULL);
 }
 
 /*
@@ -217,7 +239,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	cr->cr_prog = prog;
 	cr->cr_vers = vers;
 	cr->cr_credits = 1;	/* one call until the first grant */
-	cr->cr_xid = (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	cr->cr_xid = initial_xid();
 	cr->cr_timeout.tv_sec = 25;
 	if (cr->cr_x.rx_opts.ro_call_timeout_ms) {
 		/* Configured: as if clnt_control(CLSET_TIMEOUT) had set it. */
