@@ -508,6 +508,7 @@ int main(int argc, char **argv)
 	struct status s;
 	struct conn w;
 
+	bp_xid = rawpeer_xid_seed();
 	while ((c = getopt(argc, argv, "a:b:p:m:n:SB:")) != -1) {
 		switch (c) {
 		case 'a': bp_addr = optarg; break;

@@ -344,8 +344,10 @@ static void dying_child(const char *addr, const char *port, const char *src,
 {
 	struct rpcrdma_hdr h;
 	struct msg m, body;
-	uint32_t x = ++xid, k, n = CP_RD - 44;
+	uint32_t x, k, n = CP_RD - 44;
 
+	xid = rawpeer_xid_seed();	/* each child its own: not a retransmission */
+	x = ++xid;
 	alarm(30);	/* a server that hangs cannot hold the child */
 	connect_server(addr, port, src, 8, 8, 5);
 	body.m_len = 0;
@@ -389,6 +391,7 @@ int main(int argc, char **argv)
 	int resp = 1, init = 1, n = 8, timeout = 60, c, ok = 0, shutdown = 0;
 	const char *o;
 
+	xid = rawpeer_xid_seed();
 	while ((c = getopt(argc, argv, "m:a:b:p:R:I:n:t:S")) != -1) {
 		switch (c) {
 		case 'm': mode = optarg; break;

@@ -281,6 +281,7 @@ int main(int argc, char **argv)
 	int idle_ms = 0, limit = 0, shutdown = 0, c;
 	struct conn w;
 
+	fp_xid = rawpeer_xid_seed();
 	while ((c = getopt(argc, argv, "a:b:p:i:L:S")) != -1) {
 		switch (c) {
 		case 'a': fp_addr = optarg; break;

@@ -17,8 +17,26 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #define RAWPEER_BUF 4096	/* one message, as offered in the private data */
+
+/*
+ * A peer's first xid, at random.  Why: a server's duplicate request cache
+ * (drc_size) takes a Call with the xid, procedure and arguments of one it
+ * answered, on a new connection from the same address, for a
+ * retransmission, and answers it from the cache: peers that all started
+ * at one fixed xid got the Reply of an earlier run (a stale STATUS).
+ */
+static inline uint32_t rawpeer_xid_seed(void)
+{
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), 0) == (ssize_t)sizeof(v))
+		return v;
+	return (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL);
+}
 
 /* Set by each program: prefixes its fatal messages. */
 static const char *rawpeer_name;
