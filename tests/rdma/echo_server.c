@@ -45,6 +45,7 @@ static volatile int stopping;
 static int sleeping, max_sleeping;	/* concurrent ECHO_SLEEPs (atomic) */
 static int show_addrs;			/* -c */
 static unsigned idle_ms;		/* -i */
+static unsigned svc_threads;	/* -j, or as configured: in force */
 
 /* "ADDR port N" of a netbuf holding a sockaddr, or why not. */
 static void addr_text(const struct netbuf *nb, char *out, size_t len)
@@ -131,8 +132,9 @@ bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 	res->es_vmpin_kb = vmpin_kb();
 	/* Without service threads: the listener's fd and one per connection. */
 	n = svc_rdma_pollfds(listener, NULL, 0);
-	/* ... and with an idle timeout (the default has one), the timer's. */
-	n -= 1 + (idle_ms > 0);
+	/* ... and with an idle timeout (the default has one), the timer's,
+	 * and under svc_run the kick's (the turns of busy connections). */
+	n -= 1 + (idle_ms > 0) + (svc_threads == 0);
 	res->es_conns = n > 0 ? (unsigned)n : 0;
 	if (svc_rdma_get_stats(listener, &st) == 0) {
 		res->es_accepted = (unsigned)st.rs_conns_accepted;
@@ -507,9 +509,12 @@ int main(int argc, char **argv)
 	{
 		struct rpcrdma_options in_force;
 
-		/* The idle timeout in force, from -i or the configuration. */
-		if (!svc_rdma_get_options(listener, &in_force))
+		/* The idle timeout and service threads in force, from -i
+		 * and -j or the configuration. */
+		if (!svc_rdma_get_options(listener, &in_force)) {
 			idle_ms = in_force.ro_idle_timeout_ms;
+			svc_threads = in_force.ro_svc_threads;
+		}
 	}
 	if (live >= 0) {
 		struct rpcrdma_options ch;
