@@ -7,12 +7,18 @@
 # a last echo_client shuts it down, and it must exit 0 (a crash is exit
 # 139 or an ASan/UBSan report).  WANT: a line chainpeer must print.
 # With ALONE set, no bystander: the peer shuts the server down itself (-S),
-# so the server's counters are of its connection alone.
+# so the server's counters are of its connection alone.  The peer comes
+# from the client host's second address: the stall budget is per peer
+# address (svc_stall_ms), and the bystanders must not share its penalty.
+# chain_env: environment for the server (e.g. its stall budget).
+second_client_addr || echo "# chain-cases: no second client address" >&2
+cli2=${cli2:-$cli}
+chain_env=
 chain_case() {
 	name=$1 sargs=$2 pargs=$3 want=$4 alone=$5; port=$((port + 1))
 	ready=$work/$name.ready
-	timeout 200 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs \
-		-a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	timeout 200 $RPCRDMA_SERVER_EXEC env $chain_env "$b/tests/rdma/echo_server" \
+		$sargs -a "$srv" -p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
 	why=
@@ -22,7 +28,7 @@ chain_case() {
 	pwhy=
 	if [ -z "$why" ]; then
 		timeout 150 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/chainpeer" $pargs \
-			-a "$srv" -b "$cli" -p $port >"$work/$name.peer" 2>&1 ||
+			-a "$srv" -b "$cli2" -p $port >"$work/$name.peer" 2>&1 ||
 			pwhy="the peer failed (exit $?)"
 	fi
 	[ -n "$why" ] || [ -z "$want" ] || grep -qx "chainpeer: \($want\)" "$work/$name.peer" ||
@@ -73,9 +79,14 @@ for mode in "" "-j 4"; do
 	# TERMINATE): either way the server stays up and serves others.
 	chain_case chain-reply2$t "$mode" "-m reply2" "torn down\\|silent"
 	chain_case chain-read2$t "$mode" "-m read2 -R 4 -I 4" "torn down\\|silent"
+	# Dying clients: their chains must fail by completion (the path that
+	# crashed), not by the stall budget, whose teardown would refuse the
+	# next child's address for 30 budgets: 10 s (the old fixed limit was 5).
+	chain_env=RPCRDMA_SVC_STALL_MS=10s
 	chain_case chain-killed$t "$mode" "-m kill -n 5" "5 children killed mid-chain"
 	chain_case chain-disconnect$t "$mode" "-m disconnect -n 5" \
 		"5 children disconnected mid-chain"
+	chain_env=
 done
 
 # Finding 4: the Read depth is the peer's responder resources (the CM's

@@ -216,7 +216,9 @@ int main(int argc, char **argv)
 			    (unsigned long long)s.rs_bad_chunks,
 			    (unsigned long long)s.rs_chunk_regs,
 			    (unsigned long long)s.rs_chunk_deregs);
-		calls += s.rs_calls;
+		/* Calls on the wire: rs_calls counts each call once, and an
+		 * ERR_CHUNK retry sent it a second time. */
+		calls += s.rs_calls + s.rs_reply_chunk_retries;
 		replies += s.rs_replies;
 		clnt_destroy(cls[i]);
 	}
