@@ -56,7 +56,7 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	  OFF(ro_idle_timeout_ms), "server: close a connection without a Call this long; 0: never" },
 	{ "svc_stall_ms", RPCRDMA_CT_DURATION, 10, 600000, 1000, 0, 1000, NULL, S,
 	  OFF(ro_svc_stall_ms), "server: longest one connection may block a serving thread; its peer is then refused a while" },
-	{ "drc_size", RPCRDMA_CT_UINT, 0, 1000000, 1024, 0, 0, NULL, S,
+	{ "drc_size", RPCRDMA_CT_UINT, 0, 1000000, 0, 0, 0, NULL, S,
 	  OFF(ro_drc_size), "server: Replies kept for retransmitted Calls (duplicate request cache); 0: off" },
 	{ "connect_timeout_ms", RPCRDMA_CT_DURATION, 1, 600000, 5000, 0, 1000, NULL, C,
 	  OFF(ro_connect_timeout_ms), "client: bound on resolution and connection" },

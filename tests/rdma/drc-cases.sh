@@ -21,18 +21,20 @@ drc_case() {
 		failed=1
 	fi
 }
-# The default cache: executed once, the first Reply again, inline, in a
-# new Reply chunk, its data in a new Write chunk; with service threads.
-drc_case drc-once-inline "" "" "-m once -k inline -n 100 -e 1" 1
-drc_case drc-once-reply-chunk "" "" "-m once -k reply -n 8000 -e 1" 1
-drc_case drc-once-write-chunk "" "" "-m once -k write -n 8000 -e 1" 1
-drc_case drc-once-threaded "" "-j 4" "-m once -k reply -n 8000 -e 1" 1
+# The cache on (drc_size 1024; it is off by default): executed once, the
+# first Reply again, inline, in a new Reply chunk, its data in a new
+# Write chunk; with service threads.
+on=RPCRDMA_DRC_SIZE=1024
+drc_case drc-once-inline $on "" "-m once -k inline -n 100 -e 1" 1
+drc_case drc-once-reply-chunk $on "" "-m once -k reply -n 8000 -e 1" 1
+drc_case drc-once-write-chunk $on "" "-m once -k write -n 8000 -e 1" 1
+drc_case drc-once-threaded $on "-j 4" "-m once -k reply -n 8000 -e 1" 1
 # The control: drc_size 0, the same retransmission runs the procedure again.
 drc_case drc-off-runs-twice "RPCRDMA_DRC_SIZE=0" "" "-m once -k inline -n 100 -e 2" 0
 drc_case drc-off-runs-twice-chunk "RPCRDMA_DRC_SIZE=0" "" "-m once -k reply -n 8000 -e 2" 0
 # A copy while the first still runs (service threads) is dropped, counted;
 # once the first is done, a copy gets its Reply.
-drc_case drc-in-progress "" "-j 2" "-m inprog -k inline -n 100" 1
+drc_case drc-in-progress $on "-j 2" "-m inprog -k inline -n 100" 1
 drops=$(sed -n 's/^server: drc .* inprog_drops \([0-9]*\) .*/\1/p' "$work/drc-in-progress.server")
 if [ "$drops" = 1 ]; then
 	echo "ok - $kind: drc-in-progress-dropped # inprog_drops $drops"
