@@ -15,9 +15,9 @@ bench_cost_case() {
 	crc=$?
 	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-cost-check.py" \
 		"$out.json" "$out.txt" >>"$work/bench-cost.client" 2>&1; then
-		echo "ok - $kind: bench-cost"
+		tap "ok - $kind: bench-cost"
 	else
-		echo "not ok - $kind: bench-cost (exit $crc)"
+		tap "not ok - $kind: bench-cost (exit $crc)"
 		awk '{ print "# bench-cost: " $0 }' "$work/bench-cost.client" "$out.txt"
 		failed=1
 	fi
@@ -54,9 +54,9 @@ print("auto under the section: client %s, server %s" % (k["client"], k["server"]
 sys.exit(0 if ok else 1)
 PY
 	then
-		echo "ok - $kind: bench-auto-follows-device-section"
+		tap "ok - $kind: bench-auto-follows-device-section"
 	else
-		echo "not ok - $kind: bench-auto-follows-device-section (exit $crc)"
+		tap "not ok - $kind: bench-auto-follows-device-section (exit $crc)"
 		awk '{ print "# bench-calib: " $0 }' "$work/bench-calib.client"
 		failed=1
 	fi
@@ -76,9 +76,9 @@ PY
 		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
 		-p 20560 -W echo -S 64 -q 1 -x auto -D 0.1 -w 0 --trials 1 -Q \
 		-o "$out-after.txt" >>"$work/bench-calib2.client" 2>&1; then
-		echo "ok - $kind: bench-calibrate-writes-section"
+		tap "ok - $kind: bench-calibrate-writes-section"
 	else
-		echo "not ok - $kind: bench-calibrate-writes-section (exit $crc)"
+		tap "not ok - $kind: bench-calibrate-writes-section (exit $crc)"
 		awk '{ print "# bench-calib: " $0 }' "$work/bench-calib2.client" \
 			"$conf.d/60-measured.conf"
 		failed=1

@@ -22,7 +22,7 @@ if ! want full-batch; then
 		"$b/tests/rdma/chunk_client -K auto -a $srv -b $cli -t 1"
 	for f in lib.sh soak.sh bench-check.py $case_files $timing_files; do
 		[ -r "$(dirname "$0")/$f" ] && continue
-		echo "not ok - $kind: tests/rdma/$f is missing"
+		tap "not ok - $kind: tests/rdma/$f is missing"
 		failed=1
 	done
 	exit $failed
@@ -49,9 +49,9 @@ killmid() {
 	wait $cpid
 	crc=$?
 	if [ $crc -eq 0 ]; then
-		echo "ok - $kind: $name"
+		tap "ok - $kind: $name"
 	else
-		echo "not ok - $kind: $name (client exit $crc)"
+		tap "not ok - $kind: $name (client exit $crc)"
 		awk '{ print "# client: " $0 }' "$work/$name.client"
 		failed=1
 	fi
@@ -104,9 +104,9 @@ restartmid() {
 	dup=$(sed -n 's/.*client: Call xid \(0x[0-9a-f]*\),.*/\1/p' \
 		"$work/$name.trace" | sort | uniq -d | head -n 1)
 	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$dup" ]; then
-		echo "ok - $kind: $name # xid $dup sent twice"
+		tap "ok - $kind: $name # xid $dup sent twice"
 	else
-		echo "not ok - $kind: $name (client exit $crc, server exit $src, xid sent twice: '${dup}')"
+		tap "not ok - $kind: $name (client exit $crc, server exit $src, xid sent twice: '${dup}')"
 		awk '{ print "# client: " $0 }' "$work/$name.client"
 		grep -v "^client: Call\|Reply of" "$work/$name.trace" | tail -n 30 |
 			awk '{ print "# trace: " $0 }'
@@ -164,11 +164,11 @@ linkcut() {
 	# The calls sleep 1 s: through a cut of seconds none is done in 1.5 s.
 	fast=$(grep -c ': RPC: Success after 1\.[0-4]' "$work/$name.client")
 	if [ $cut != ok ]; then
-		echo "ok - $kind: $name # SKIP the link could not be cut: $(head -n 1 "$work/$name.cut" 2>/dev/null)"
+		tap "ok - $kind: $name # SKIP the link could not be cut: $(head -n 1 "$work/$name.cut" 2>/dev/null)"
 	elif [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$fast" = 0 ]; then
-		echo "ok - $kind: $name # $(grep -c ': RPC: Success after' "$work/$name.client") completed"
+		tap "ok - $kind: $name # $(grep -c ': RPC: Success after' "$work/$name.client") completed"
 	else
-		echo "not ok - $kind: $name (client exit $crc, server exit $src, $fast calls done before the link came back)"
+		tap "not ok - $kind: $name (client exit $crc, server exit $src, $fast calls done before the link came back)"
 		for f in server client; do
 			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
@@ -186,6 +186,7 @@ want timing && linkcut link-cut-outlasts-timeout 12 -T
 # verified, the server's descriptors and memory back after (soak.sh;
 # `make soak` runs the long one).
 sh "$(dirname "$0")/soak.sh" || failed=1
+tap_time
 
 # Calls the server drops, abandoned by their callers, hold every credit:
 # the next call recovers by reconnecting.
@@ -193,7 +194,7 @@ pair credit-starvation \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/fault_client -Z -a $srv -b $cli"
 
-[ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; }
+[ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; tap_time; }
 
 # Each Send strategy forced on both sides, then auto; mapped also from a
 # caller-registered buffer (no copy, no hot-path registration).
@@ -298,9 +299,9 @@ threaded_many() {
 	src=$?
 	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
 	if [ -z "$why" ]; then
-		echo "ok - $kind: $name"
+		tap "ok - $kind: $name"
 	else
-		echo "not ok - $kind: $name ($why)"
+		tap "not ok - $kind: $name ($why)"
 		for f in "$work/$name".server "$work/$name".client*; do
 			awk -v f="${f##*.}" '{ print "# " f ": " $0 }' "$f"
 		done
@@ -319,9 +320,9 @@ pair threaded-parallel \
 	"$b/tests/rdma/echo_client -S -a $srv -b $cli -t 8 -n 3"
 conc=$(sed -n 's/^server: max concurrent \([0-9]*\)$/\1/p' "$work/threaded-parallel.server")
 if [ "${conc:-0}" -ge 2 ]; then
-	echo "ok - $kind: threaded-parallel-concurrency # max concurrent $conc"
+	tap "ok - $kind: threaded-parallel-concurrency # max concurrent $conc"
 else
-	echo "not ok - $kind: threaded-parallel-concurrency (max concurrent '$conc', expected >= 2)"
+	tap "not ok - $kind: threaded-parallel-concurrency (max concurrent '$conc', expected >= 2)"
 	failed=1
 fi
 
@@ -368,9 +369,9 @@ limits_case() {
 	sent=$(sed -n 's/^badpeer: \([0-9]*\) Calls over the limits$/\1/p' "$work/$lc.client")
 	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$lc.server")
 	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
-		echo "ok - $kind: $lc-counted # rs_chunk_limit $counted"
+		tap "ok - $kind: $lc-counted # rs_chunk_limit $counted"
 	else
-		echo "not ok - $kind: $lc-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		tap "not ok - $kind: $lc-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
 		failed=1
 	fi
 	# Our own client: ERR_CHUNK for a Call and a Reply over 64 KiB, each
@@ -381,9 +382,9 @@ limits_case() {
 	sent=$(sed -n 's/^chunk_client: \([0-9]*\) Calls over the limits$/\1/p' "$work/$lc-client.client")
 	counted=$(sed -n 's/^server: chunk_limit \([0-9]*\) .*/\1/p' "$work/$lc-client.server")
 	if [ "${sent:-0}" -gt 0 ] && [ "$counted" = "$sent" ]; then
-		echo "ok - $kind: $lc-client-counted # rs_chunk_limit $counted"
+		tap "ok - $kind: $lc-client-counted # rs_chunk_limit $counted"
 	else
-		echo "not ok - $kind: $lc-client-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
+		tap "not ok - $kind: $lc-client-counted (rs_chunk_limit '$counted', Calls over the limits '$sent')"
 		failed=1
 	fi
 }
@@ -400,9 +401,9 @@ memory_case() {
 		"$b/tests/rdma/chunk_client -m -a $srv -b $cli"
 	counted=$(sed -n 's/^server: chunk_limit .* conn_mem_limit \([0-9]*\)$/\1/p' "$work/$mc.server")
 	if [ "$counted" = 4 ]; then
-		echo "ok - $kind: $mc-counted # rs_conn_mem_limit $counted"
+		tap "ok - $kind: $mc-counted # rs_conn_mem_limit $counted"
 	else
-		echo "not ok - $kind: $mc-counted (rs_conn_mem_limit '$counted', 4 Calls over)"
+		tap "not ok - $kind: $mc-counted (rs_conn_mem_limit '$counted', 4 Calls over)"
 		failed=1
 	fi
 }
@@ -414,9 +415,9 @@ pair conn-memory-rings \
 counted=$(sed -n 's/^server: chunk_limit .* conn_mem_limit \([0-9]*\)$/\1/p' "$work/conn-memory-rings.server")
 refused=$(sed -n 's/^server: calls .* refused \([0-9]*\) .*/\1/p' "$work/conn-memory-rings.server")
 if [ "$counted" = 1 ] && [ "$refused" = 1 ]; then
-	echo "ok - $kind: conn-memory-rings-counted # refused $refused"
+	tap "ok - $kind: conn-memory-rings-counted # refused $refused"
 else
-	echo "not ok - $kind: conn-memory-rings-counted (rs_conn_mem_limit '$counted', rs_conns_refused '$refused', 1 expected)"
+	tap "not ok - $kind: conn-memory-rings-counted (rs_conn_mem_limit '$counted', rs_conns_refused '$refused', 1 expected)"
 	failed=1
 fi
 
@@ -434,9 +435,9 @@ good=$(grep -c "^server: caller $cli port [1-9][0-9]* local $srv port $port\$" "
 [ "$calls" -ge 1 ] && [ "$calls" = "$good" ] ||
 	why="${why}$good of $calls caller lines name $cli and $srv:$port"
 if [ -z "$why" ]; then
-	echo "ok - $kind: caller-address-checked # $calls connection(s)"
+	tap "ok - $kind: caller-address-checked # $calls connection(s)"
 else
-	echo "not ok - $kind: caller-address-checked ($why)"
+	tap "not ok - $kind: caller-address-checked ($why)"
 	awk '{ print "# server: " $0 }' "$f"
 	failed=1
 fi
@@ -470,7 +471,11 @@ pair idle-timeout-threaded \
 # killedclient NAME CLIENT: a client is killed (SIGKILL) mid-call; the
 # server must free its connection and all it held (descriptors, pinned
 # memory back to a baseline taken with one raw peer connected), count it
-# lost and freed, and serve on.
+# lost and freed, and serve on.  The baseline and settle peers come from
+# the client host's second address: the killed client's chunks stall the
+# server past its budget, whose teardown then refuses the killed client's
+# address a while (svc_stall_ms in rpcrdma.conf(5)).
+second_client_addr || cli2=$cli
 killedclient() {
 	name=$1 cargs=$2; port=$((port + 1))
 	ready=$work/$name.ready flag=$work/$name.calling
@@ -488,7 +493,7 @@ killedclient() {
 	i=0
 	while [ -z "$why" ]; do
 		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m status \
-			-a "$srv" -b "$cli" -p $port >"$work/$name.peer" 2>&1 ||
+			-a "$srv" -b "$cli2" -p $port >"$work/$name.peer" 2>&1 ||
 			why="no baseline (exit $?)"
 		conns=$(sed -n 's/^status [0-9]* [0-9]* \([0-9]*\) .*/\1/p' "$work/$name.peer")
 		[ "$conns" = 1 ] || [ $i -ge 50 ] && break
@@ -511,7 +516,7 @@ killedclient() {
 	fi
 	if [ -z "$why" ]; then
 		timeout 100 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/boundpeer" -m settle \
-			-B "$base" -S -a "$srv" -b "$cli" -p $port \
+			-B "$base" -S -a "$srv" -b "$cli2" -p $port \
 			>>"$work/$name.peer" 2>&1 || why="the server did not free it (exit $?)"
 	fi
 	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
@@ -522,9 +527,9 @@ killedclient() {
 	lost=$(sed -n 's/^settled [0-9]* [0-9]* \([0-9]*\) .*/\1/p' "$work/$name.peer")
 	[ -n "$why" ] || [ "${lost:-0}" -ge 1 ] || why="conns_lost '$lost', expected >= 1"
 	if [ -z "$why" ]; then
-		echo "ok - $kind: $name # baseline fds:vmpin_kb $base, lost $lost"
+		tap "ok - $kind: $name # baseline fds:vmpin_kb $base, lost $lost"
 	else
-		echo "not ok - $kind: $name ($why)"
+		tap "not ok - $kind: $name ($why)"
 		for f in server client peer; do
 			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
@@ -605,9 +610,9 @@ stall() {
 		why="stalled_conns '$stalled', expected 1"
 	fi
 	if [ -z "$why" ]; then
-		echo "ok - $kind: $name"
+		tap "ok - $kind: $name"
 	else
-		echo "not ok - $kind: $name ($why)"
+		tap "not ok - $kind: $name ($why)"
 		for f in server peer client; do
 			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
@@ -646,9 +651,9 @@ bench_case() {
 	crc=$?
 	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-check.py" "$out.json" \
 		"$out.svg" 4000 2 >>"$work/bench.client" 2>&1; then
-		echo "ok - $kind: bench"
+		tap "ok - $kind: bench"
 	else
-		echo "not ok - $kind: bench (exit $crc)"
+		tap "not ok - $kind: bench (exit $crc)"
 		awk '{ print "# bench: " $0 }' "$work/bench.client"
 		failed=1
 	fi
@@ -658,9 +663,9 @@ bench_case() {
 		--corrupt 5 -Q -o "$out-corrupt.txt" >"$work/bench-corrupt.client" 2>&1
 	crc=$?
 	if [ $crc -eq 1 ] && grep -q "FAILED: .*differs" "$work/bench-corrupt.client"; then
-		echo "ok - $kind: bench-corrupt-fails"
+		tap "ok - $kind: bench-corrupt-fails"
 	else
-		echo "not ok - $kind: bench-corrupt-fails (exit $crc, expected 1 and a mismatch)"
+		tap "not ok - $kind: bench-corrupt-fails (exit $crc, expected 1 and a mismatch)"
 		awk '{ print "# bench: " $0 }' "$work/bench-corrupt.client"
 		failed=1
 	fi

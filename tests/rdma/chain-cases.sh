@@ -59,9 +59,9 @@ chain_case() {
 		why="sanitizer report"
 	fi
 	if [ -z "$why" ]; then
-		echo "ok - $kind: $name"
+		tap "ok - $kind: $name"
 	else
-		echo "not ok - $kind: $name ($why)"
+		tap "not ok - $kind: $name ($why)"
 		for f in server peer client; do
 			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
@@ -104,9 +104,9 @@ depth_case() {
 	chain_case $name "$sargs" "$pargs -S" "$want" alone
 	got=$(sed -n 's/^server: reads_peak \([0-9]*\) .*/\1/p' "$work/$name.server")
 	if [ "$got" = "$peak" ]; then
-		echo "ok - $kind: $name-reads-peak # most Reads outstanding $got"
+		tap "ok - $kind: $name-reads-peak # most Reads outstanding $got"
 	else
-		echo "not ok - $kind: $name-reads-peak (reads_peak '$got', expected $peak)"
+		tap "not ok - $kind: $name-reads-peak (reads_peak '$got', expected $peak)"
 		failed=1
 	fi
 }

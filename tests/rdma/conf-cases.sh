@@ -27,11 +27,11 @@ RPCRDMA_MAX_INLINE_DATA=$ask_env $clicmd -s inline -I $ask_handle"
 	done
 	set -- $g
 	if [ "$kind" = siw ]; then
-		echo "ok - $kind: conf-inline-request-on-the-wire # SKIP siw grants 80 bytes whatever is asked (granted $*)"
+		tap "ok - $kind: conf-inline-request-on-the-wire # SKIP siw grants 80 bytes whatever is asked (granted $*)"
 	elif [ $# -eq 3 ] && [ "$1" -gt "$2" ] && [ "$2" -gt "$3" ]; then
-		echo "ok - $kind: conf-inline-request-on-the-wire # asked $ask_file/$ask_env/$ask_handle, granted $1/$2/$3"
+		tap "ok - $kind: conf-inline-request-on-the-wire # asked $ask_file/$ask_env/$ask_handle, granted $1/$2/$3"
 	else
-		echo "not ok - $kind: conf-inline-request-on-the-wire (asked $ask_file/$ask_env/$ask_handle by file/env/handle, granted '$g': each layer's smaller request must show)"
+		tap "not ok - $kind: conf-inline-request-on-the-wire (asked $ask_file/$ask_env/$ask_handle by file/env/handle, granted '$g': each layer's smaller request must show)"
 		failed=1
 	fi
 }
@@ -39,7 +39,7 @@ RPCRDMA_MAX_INLINE_DATA=$ask_env $clicmd -s inline -I $ask_handle"
 conf_device() {
 	f=$work/conf-device.conf
 	if [ -z "$RPCRDMA_CLIENT_DEV" ] || [ -z "$RPCRDMA_SERVER_DEV" ]; then
-		echo "not ok - $kind: conf-device (RPCRDMA_CLIENT_DEV/RPCRDMA_SERVER_DEV unknown on this bed)"
+		tap "not ok - $kind: conf-device (RPCRDMA_CLIENT_DEV/RPCRDMA_SERVER_DEV unknown on this bed)"
 		failed=1
 		return
 	fi

@@ -15,9 +15,9 @@ drc_case() {
 	line=$(grep '^server: drc hits' "$work/$dn.server")
 	hits=$(echo "$line" | sed -n 's/^server: drc hits \([0-9]*\) .*/\1/p')
 	if [ "$hits" = "$dhits" ]; then
-		echo "ok - $kind: $dn-counted # $line; $(grep '^drcpeer: executions' "$work/$dn.client")"
+		tap "ok - $kind: $dn-counted # $line; $(grep '^drcpeer: executions' "$work/$dn.client")"
 	else
-		echo "not ok - $kind: $dn-counted ('$line', $dhits hits expected)"
+		tap "not ok - $kind: $dn-counted ('$line', $dhits hits expected)"
 		failed=1
 	fi
 }
@@ -37,9 +37,9 @@ drc_case drc-off-runs-twice-chunk "RPCRDMA_DRC_SIZE=0" "" "-m once -k reply -n 8
 drc_case drc-in-progress $on "-j 2" "-m inprog -k inline -n 100" 1
 drops=$(sed -n 's/^server: drc .* inprog_drops \([0-9]*\) .*/\1/p' "$work/drc-in-progress.server")
 if [ "$drops" = 1 ]; then
-	echo "ok - $kind: drc-in-progress-dropped # inprog_drops $drops"
+	tap "ok - $kind: drc-in-progress-dropped # inprog_drops $drops"
 else
-	echo "not ok - $kind: drc-in-progress-dropped (inprog_drops '$drops', 1 expected)"
+	tap "not ok - $kind: drc-in-progress-dropped (inprog_drops '$drops', 1 expected)"
 	failed=1
 fi
 

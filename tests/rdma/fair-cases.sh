@@ -24,9 +24,9 @@ bystander() {
 
 fair_verdict() {
 	if [ -z "$why" ]; then
-		echo "ok - $kind: $name"
+		tap "ok - $kind: $name"
 	else
-		echo "not ok - $kind: $name ($why)"
+		tap "not ok - $kind: $name ($why)"
 		for f in server flood peer client; do
 			[ -e "$work/$name.$f" ] &&
 				awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"

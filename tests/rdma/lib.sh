@@ -23,6 +23,24 @@ want() {
 	esac
 }
 
+# tap LINE: print a case's TAP line, then tap_time.  tap_time: a comment
+# with the seconds since the last one, so a batch log shows where CI time
+# goes; read from /proc/uptime, because an exec costs 50-100 ms under TCG.
+tap_uptime() {
+	read tap_up _ </proc/uptime 2>/dev/null || tap_up=0.00
+	tap_up=${tap_up%.*}${tap_up#*.}
+}
+tap_uptime; tap_last=$tap_up
+tap_time() {
+	tap_uptime
+	tap_d=$((tap_up - tap_last)); tap_last=$tap_up
+	echo "# time $((tap_d / 100)).$((tap_d / 10 % 10)) s"
+}
+tap() {
+	echo "$1"
+	tap_time
+}
+
 # wait_for FILE PID: until FILE exists, PID is gone, or 30 s passed.
 wait_for() {
 	i=0
@@ -52,9 +70,9 @@ pair() {
 	wait $spid
 	src=$?
 	if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
-		echo "ok - $kind: $name"
+		tap "ok - $kind: $name"
 	else
-		echo "not ok - $kind: $name (client exit $crc, server exit $src)"
+		tap "not ok - $kind: $name (client exit $crc, server exit $src)"
 		for f in server client; do
 			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
