@@ -24,7 +24,8 @@
  * Sends at all (no receive posted: its Replies sit in RNR retry forever)
  * frees none, and holds everybody else no longer than this, once: its
  * address is then refused for 30 times as long (svc_rdma_peer_stalled).
- * RDMA Read and Write chains get the same bound.
+ * RDMA Read and Write chains get the same bound plus their bytes at 4 MiB/s
+ * (SVC_RDMA_STALL_FLOOR_BPS): a large transfer is not a stall.
  */
 
 /* The peer stopped taking our Sends: tear this connection down, alone. */
@@ -65,7 +66,7 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 	struct timespec deadline;
 	int rc;
 
-	svc_rdma_stall_deadline(c, &deadline);
+	svc_rdma_stall_deadline(c, 0, &deadline);
 	rc = rpcrdma_xprt_send_owned(&c->sc_x, hdr, hdrlen, xb, &deadline,
 				     rel, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
@@ -424,7 +425,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	 * buffer) goes back before the Reply grants the credit that lets the
 	 * client use it again. */
 	svc_rdma_call_release(c, ct);
-	svc_rdma_stall_deadline(c, &deadline);
+	svc_rdma_stall_deadline(c, 0, &deadline);
 	/* A connection whose Sends stall is torn down there, alone. */
 	if (!rc)
 		rc = conn_send_bounded(c, hdr, (size_t)n, body, rel, &seq,
