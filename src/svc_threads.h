@@ -161,7 +161,7 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
 bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 			      uint32_t err);
-void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
+void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what);
 int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			    struct rpcrdma_rep *rep, const char *m, uint32_t len);
 /* How long one Send, or one RDMA Read/Write chain, may take before its

@@ -554,7 +554,8 @@ killedclient client-killed-mid-chunks \
 stall() {
 	name=$1 sargs=$2; port=$((port + 1))
 	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
-	timeout 300 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
+	timeout 300 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
+		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid

@@ -111,7 +111,8 @@ stall_loop() {
 	rm -f "$work/$name".*
 	why=
 	second_client_addr || why="no second client address"
-	timeout 200 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
+	timeout 200 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
+		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
