@@ -196,9 +196,10 @@ sh "$(dirname "$0")/soak.sh" || failed=1
 tap_time
 
 # Calls the server drops, abandoned by their callers, hold every credit:
-# the next call recovers by reconnecting.
+# the next call recovers by reconnecting.  -S: should a call time out,
+# the server's counters say whether its Call or its Reply went missing.
 pair credit-starvation \
-	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/echo_server -S -a $srv" \
 	"$b/tests/rdma/fault_client -Z -a $srv -b $cli"
 
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; tap_time; }

@@ -18,7 +18,10 @@
  * descriptors, pinned memory and the listener's connection counters.
  * -m BYTES sets max_conn_memory to a connection's rings, by the formula
  * of rpcrdma.conf(5), plus BYTES; -x N (with -l) stops the server once
- * its listener has refused N connection requests.
+ * its listener has refused N connection requests.  -S: on SIGTERM (the
+ * harness stopping a server whose client failed) the listener's counters
+ * are printed first, so that a Call that never arrived can be told from
+ * a Reply that never reached the client.
  */
 #include "config.h"
 #include <errno.h>
@@ -33,6 +36,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "drc_prog.h"
@@ -315,6 +319,41 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	}
 }
 
+/*
+ * -S.  Not async-signal-safe in general (the counters are read under the
+ * library's locks): the harness sends SIGTERM once a client gave up on a
+ * call, when svc_run() normally sleeps in poll(2) holding none; a server
+ * that deadlocked here is ended by the harness's timeout all the same.
+ */
+static SVCXPRT *term_listener;
+
+static void term_stats(int sig)
+{
+	struct rpcrdma_stats st;
+	char buf[320];
+	int n;
+
+	if (term_listener && !svc_rdma_get_stats(term_listener, &st)) {
+		n = snprintf(buf, sizeof(buf), "server: at SIGTERM: calls %llu "
+			     "replies %llu bad_calls %llu stalled_conns %llu "
+			     "conns_accepted %llu lost %llu freed %llu "
+			     "stall_refused %llu cqe_unknown %llu\n",
+			     (unsigned long long)st.rs_calls,
+			     (unsigned long long)st.rs_replies,
+			     (unsigned long long)st.rs_bad_calls,
+			     (unsigned long long)st.rs_stalled_conns,
+			     (unsigned long long)st.rs_conns_accepted,
+			     (unsigned long long)st.rs_conns_lost,
+			     (unsigned long long)st.rs_conns_freed,
+			     (unsigned long long)st.rs_stall_refused,
+			     (unsigned long long)st.rs_cqe_unknown);
+		if (n > 0 && write(STDOUT_FILENO, buf, (size_t)n) < 0)
+			n = 0;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* Regions the pool cannot use are refused (EINVAL), and stay the program's. */
 static int refuses_bad_regions(struct ibv_pd *pd, void *mem)
 {
@@ -430,13 +469,14 @@ int main(int argc, char **argv)
 	void *region_mem = NULL;
 	uint32_t threads = 0, inl = 4096;
 	unsigned long long conn_budget = 0, stop_refused = 0;
+	int term_on = 0;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats st;
 	FILE *f;
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:T:j:e:L:P:F:cM:i:m:x:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -477,6 +517,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l': own_loop = 1; break;
 		case 'c': show_addrs = 1; break;
+		case 'S': term_on = 1; break;
 		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
 		case 'i':
 			idle_ms = (unsigned)atoi(optarg);
@@ -505,6 +546,10 @@ int main(int argc, char **argv)
 	if (!listener) {
 		clnt_pcreateerror("svc_rdma_create");
 		return 1;
+	}
+	if (term_on) {
+		term_listener = listener;
+		signal(SIGTERM, term_stats);
 	}
 	{
 		struct rpcrdma_options in_force;
