@@ -73,8 +73,8 @@ nfs3_case() {
 
 	# Odd sizes: written through the mount, compared on the server's
 	# disk, then read back cold through the mount.
-	cp $s/f* $m/ && n3_drop && (cd $n3d && md5sum -c --quiet $s.sums) &&
-		(cd $m && md5sum -c --quiet $s.sums) >>"$n3log" 2>&1
+	{ cp $s/f* $m/ && n3_drop && (cd $n3d && md5sum -c --quiet $s.sums) &&
+		(cd $m && md5sum -c --quiet $s.sums); } >>"$n3log" 2>&1
 	n3_ok "odd-size writes and reads (1 B to 3 MiB + 3, md5 both ends)" $?
 
 	# 600 names of 40 bytes: READDIR(PLUS) Replies of tens of KiB.
@@ -82,13 +82,13 @@ nfs3_case() {
 	while [ $i -lt 600 ]; do
 		i=$((i + 1)); n3names="$n3names entry-with-a-forty-byte-long-name-$((100000 + i))"
 	done
-	mkdir $m/big && (cd $m/big && touch $n3names) && n3_drop
-	n3n=$(ls $m/big | wc -l)
+	{ mkdir $m/big && (cd $m/big && touch $n3names) && n3_drop; } >>"$n3log" 2>&1
+	n3n=$(ls $m/big 2>>"$n3log" | wc -l)
 	[ "$n3n" = 600 ]
 	n3_ok "600-entry directory listing" $? "listed $n3n"
 
-	ln -s f4097 $m/lnk && n3_drop && [ -L $n3d/lnk ] &&
-		[ "$(readlink $m/lnk)" = f4097 ] && cmp -s $m/lnk $s/f4097
+	{ ln -s f4097 $m/lnk && n3_drop && [ -L $n3d/lnk ] &&
+		[ "$(readlink $m/lnk)" = f4097 ] && cmp $m/lnk $s/f4097; } >>"$n3log" 2>&1
 	n3_ok "symlink (ln -s, readlink, read through it)" $?
 
 	n3_drop
@@ -112,18 +112,18 @@ nfs3_case() {
 	wait $n3wrap
 	n3_start; n3rc=$?
 	wait $n3rd; n3rc=$((n3rc + $?))
-	cp $s/f1048579 $m/after && cmp -s $n3d/after $s/f1048579 && n3_drop &&
-		timeout -s KILL 60 cmp $m/f3145731 $s/f3145731 >>"$n3log" 2>&1 &&
-		[ "$(ls $m/big | wc -l)" = 600 ]
+	{ cp $s/f1048579 $m/after && cmp $n3d/after $s/f1048579 && n3_drop &&
+		timeout -s KILL 60 cmp $m/f3145731 $s/f3145731 &&
+		[ "$(ls $m/big | wc -l)" = 600 ]; } >>"$n3log" 2>&1
 	n3rc=$((n3rc + $?))
 	read -r n3t1 _ </proc/uptime
 	n3_ok "server SIGKILLed mid-read and restarted under the hard mount" $n3rc
 	echo "# recovered read, a write, a read and the listing in $(( ${n3t1%.*} - ${n3t0%.*} )) s"
 
-	mkdir -p $m/tree/sub && cp $s/f4095 $m/tree/sub/x && mv $m/f65537 $m/renamed &&
-		mv $m/tree $m/tree2 && n3_drop && cmp -s $m/tree2/sub/x $s/f4095 &&
-		cmp -s $m/renamed $s/f65537 && rm -r $m/tree2 $m/big &&
-		[ ! -e $n3d/tree2 ] && [ ! -e $n3d/big ] && [ ! -e $n3d/f65537 ]
+	{ mkdir -p $m/tree/sub && cp $s/f4095 $m/tree/sub/x && mv $m/f65537 $m/renamed &&
+		mv $m/tree $m/tree2 && n3_drop && cmp $m/tree2/sub/x $s/f4095 &&
+		cmp $m/renamed $s/f65537 && rm -r $m/tree2 $m/big &&
+		[ ! -e $n3d/tree2 ] && [ ! -e $n3d/big ] && [ ! -e $n3d/f65537 ]; } >>"$n3log" 2>&1
 	n3_ok "rename (file, directory) and rm -r" $?
 
 	n3_stats
