@@ -112,15 +112,15 @@ nfs3_case() {
 	wait $n3wrap
 	n3_start; n3rc=$?
 	wait $n3rd; n3rc=$((n3rc + $?))
-	{ cp $s/f1048579 $m/after && cmp $n3d/after $s/f1048579 && n3_drop &&
+	{ timeout -s KILL 120 cp $s/f1048579 $m/after && cmp $n3d/after $s/f1048579 && n3_drop &&
 		timeout -s KILL 60 cmp $m/f3145731 $s/f3145731 &&
-		[ "$(ls $m/big | wc -l)" = 600 ]; } >>"$n3log" 2>&1
+		[ "$(timeout -s KILL 60 ls $m/big | wc -l)" = 600 ]; } >>"$n3log" 2>&1
 	n3rc=$((n3rc + $?))
 	read -r n3t1 _ </proc/uptime
 	n3_ok "server SIGKILLed mid-read and restarted under the hard mount" $n3rc
 	echo "# recovered read, a write, a read and the listing in $(( ${n3t1%.*} - ${n3t0%.*} )) s"
 
-	{ mkdir -p $m/tree/sub && cp $s/f4095 $m/tree/sub/x && mv $m/f65537 $m/renamed &&
+	{ timeout -s KILL 60 mkdir -p $m/tree/sub && cp $s/f4095 $m/tree/sub/x && mv $m/f65537 $m/renamed &&
 		mv $m/tree $m/tree2 && n3_drop && cmp $m/tree2/sub/x $s/f4095 &&
 		cmp $m/renamed $s/f65537 && rm -r $m/tree2 $m/big &&
 		[ ! -e $n3d/tree2 ] && [ ! -e $n3d/big ] && [ ! -e $n3d/f65537 ]; } >>"$n3log" 2>&1
@@ -128,7 +128,7 @@ nfs3_case() {
 
 	n3_stats
 	sync
-	umount $m >>"$n3log" 2>&1
+	timeout -s KILL 60 umount $m >>"$n3log" 2>&1
 	n3rc=$?
 	i=0
 	while kill -0 $n3wrap 2>/dev/null && [ $i -lt 200 ]; do
