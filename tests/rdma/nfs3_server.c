@@ -657,6 +657,14 @@ static void nfs_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		svc_freeargs(xprt, p->xargs, (char *)&args);
 }
 
+/* SIGTERM ends svc_run() as a UMNT does.  svc_exit() is not async-signal
+ * safe; the signal is sent to an idle server, asleep in svc_run's poll. */
+static void on_term(int sig)
+{
+	(void)sig;
+	svc_exit();
+}
+
 static void print_stats(void)
 {
 	struct rpcrdma_stats s;
@@ -713,6 +721,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A MOUNT client that hangs up must not kill us in a write. */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_term);
 	for (c = 0; c < (int)(sizeof(procs) / sizeof(procs[0])); c++)
 		if (procs[c].args_size > ARG_ROOM || procs[c].res_size > ARG_ROOM)
 			return 99;
