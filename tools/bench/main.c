@@ -193,22 +193,26 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 		return;
 	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
 					  ks0p);
-	if (o->bo_warmup > 0) {
-		run.br_duration = o->bo_warmup;
+	if (bench_trial_warmup(o, t) > 0) {
+		run.br_duration = bench_trial_warmup(o, t);
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
 			      sizeof(c->bc_note));
 	}
 	if (!rc) {
-		run.br_duration = o->bo_duration;
-		run.br_count = o->bo_count;
+		run.br_duration = bench_trial_duration(o);
+		run.br_count = bench_trial_count(o);
 		client_counters(cx, c->bc_strategy, &cl0);
 		have_server = have_server &&
 			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
 					    ks0p);
 		bench_cost_snapshot(&kc0);
 		ccpu0 = cpu_us();
+		if (o->bo_cost)
+			bench_callgrind_begin();
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
 			      sizeof(c->bc_note));
+		if (o->bo_cost)
+			bench_callgrind_end(c, rc ? 0 : calls);
 		ccpu1 = cpu_us();
 		bench_cost_snapshot(&kc1);
 		client_counters(cx, c->bc_strategy, &cl1);
