@@ -312,10 +312,15 @@ int bench_cost_snapshot(struct bench_cost *k);
 const char *bench_cost_why(unsigned which);
 /* Under valgrind --tool=callgrind: zero the costs before a measured run,
  * dump them after it as "rpcrdma_bench cell W SIZE DEPTH STRATEGY calls
- * N" (read by tools/bench/callgrind-cost).  No-ops elsewhere. */
+ * N" (the server's: "rpcrdma_bench server cell ..."; read by
+ * tools/bench/callgrind-cost).  No-ops elsewhere. */
 int bench_callgrind_active(void);
 void bench_callgrind_begin(void);
 void bench_callgrind_end(const struct bench_cell *c, uint64_t calls);
+/* The label bench_callgrind_end() gives; a dump labelled as given. */
+void bench_callgrind_label(char *buf, size_t len, const struct bench_cell *c,
+			   uint64_t calls);
+void bench_callgrind_dump(const char *label);
 
 /* ---- the raw-verbs baseline (raw.c) ------------------------------------ */
 
@@ -398,6 +403,12 @@ struct bench_ctl *bench_ctl_connect(const struct bench_opts *o, double give_up_s
 int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
 		       double *cpu_us, struct bench_counters *server,
 		       struct bench_cost *cost);
+/* The same, and under callgrind on the server: cg > 0 zeroes its counts
+ * after the reply (a measured run starts), cg < 0 dumps them first,
+ * labelled "rpcrdma_bench server " LABEL (it ended). */
+int bench_ctl_snapshot_cg(struct bench_ctl *ctl, enum bench_strategy s,
+			  double *cpu_us, struct bench_counters *server,
+			  struct bench_cost *cost, int cg, const char *label);
 int bench_ctl_shutdown(struct bench_ctl *ctl);
 void bench_ctl_close(struct bench_ctl *ctl);
 

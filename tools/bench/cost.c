@@ -332,18 +332,39 @@ void bench_callgrind_begin(void)
 #endif
 }
 
-void bench_callgrind_end(const struct bench_cell *c, uint64_t calls)
+void bench_callgrind_label(char *buf, size_t len, const struct bench_cell *c,
+			   uint64_t calls)
 {
-#ifdef HAVE_CALLGRIND_H
-	char label[160];
-
-	if (!RUNNING_ON_VALGRIND)
-		return;
-	snprintf(label, sizeof(label), "rpcrdma_bench cell %s %u %u %s calls %llu",
+	snprintf(buf, len, "cell %s %u %u %s calls %llu",
 		 bench_workload_name(c->bc_workload), c->bc_size,
 		 c->bc_inflight, bench_strategy_name(c->bc_strategy),
 		 (unsigned long long)calls);
-	CALLGRIND_DUMP_STATS_AT(label);
+}
+
+void bench_callgrind_dump(const char *label)
+{
+#ifdef HAVE_CALLGRIND_H
+	char buf[200];
+
+	if (!RUNNING_ON_VALGRIND)
+		return;
+	snprintf(buf, sizeof(buf), "rpcrdma_bench server %s", label);
+	CALLGRIND_DUMP_STATS_AT(buf);
+#else
+	(void)label;
+#endif
+}
+
+void bench_callgrind_end(const struct bench_cell *c, uint64_t calls)
+{
+#ifdef HAVE_CALLGRIND_H
+	char label[160], buf[200];
+
+	if (!RUNNING_ON_VALGRIND)
+		return;
+	bench_callgrind_label(label, sizeof(label), c, calls);
+	snprintf(buf, sizeof(buf), "rpcrdma_bench %s", label);
+	CALLGRIND_DUMP_STATS_AT(buf);
 #else
 	(void)c;
 	(void)calls;
