@@ -69,7 +69,7 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		rem[i].rm_addr = m->cm_pulls[i].pl_seg.rs_offset;
 		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.rs_handle;
 	}
-	svc_rdma_stall_deadline(c, &deadline);
+	svc_rdma_stall_deadline(c, m->cm_chunk_bytes, &deadline);
 	rc = rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 0, local, rem,
 			     m->cm_npulls, &deadline);
 	if (rc) {
@@ -104,6 +104,7 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	struct rpcrdma_remote rem[RPCRDMA_MAX_CHUNK_SEGS];
 	struct timespec deadline;
 	unsigned int i, n = 0;
+	uint64_t bytes = 0;
 
 	for (i = 0; i < written->rc_nsegs; i++) {
 		const struct rpcrdma_segment *s = &written->rc_segs[i];
@@ -116,11 +117,12 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		rem[n].rm_addr = s->rs_offset;
 		rem[n].rm_rkey = s->rs_handle;
 		off += s->rs_length;
+		bytes += s->rs_length;
 		n++;
 	}
 	if (!n)
 		return 0;
-	svc_rdma_stall_deadline(c, &deadline);
+	svc_rdma_stall_deadline(c, bytes, &deadline);
 	return rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 1, local, rem,
 			       n, &deadline);
 }

@@ -26,8 +26,9 @@
  *   (conn_spin): the one way back to sleep, so no completion is missed.
  *   Blocks: inside a turn, waiting for a send context, a Reply's Send or a
  *   Read/Write chain, reaping that connection's CQ only, at most
- *   svc_stall_ms (svc_rdma_stall_deadline); then the connection is torn
- *   down and its peer refused a while (svc_rdma_peer_stalled).  Dead
+ *   svc_stall_ms (a chain: plus its bytes at 4 MiB/s; svc_rdma_stall_deadline);
+ *   then the connection is torn down and its peer refused a while
+ *   (svc_rdma_peer_stalled).  Dead
  *   connections: conn_stat says XPRT_DIED and libtirpc destroys them.
  *
  * Service threads (svc_threads N, svc_threads.c): svc_run(), or the
@@ -192,13 +193,17 @@ void svc_rdma_loop_stop(struct svc_rdma_listener *l)
 /* ---- per-peer stall budgets ---------------------------------------------- */
 
 /*
- * The deadline of one blocking step of c: svc_stall_ms from now, or now
- * for a connection whose peer already stalled (it may not block at all:
- * its step fails, and the connection goes, the moment it would wait).
+ * The deadline of one blocking step of c that moves bytes (a Read or
+ * Write chain; 0 for a Send): svc_stall_ms, plus the bytes' time at a
+ * floor rate, from now; or now for a connection whose peer already
+ * stalled (it may not block at all: its step fails, and the connection
+ * goes, the moment it would wait).
  */
-void svc_rdma_stall_deadline(struct svc_rdma_conn *c, struct timespec *ts)
+void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
+			     struct timespec *ts)
 {
-	unsigned int ms = c->sc_x.rx_opts.ro_svc_stall_ms;
+	uint32_t ms = svc_rdma_stall_budget_ms(c->sc_x.rx_opts.ro_svc_stall_ms,
+					       bytes);
 
 	if (__atomic_load_n(&c->sc_penalized, __ATOMIC_RELAXED))
 		ms = 0;

@@ -91,6 +91,18 @@ void svc_rdma_peer_penalize(struct svc_rdma_peers *t, const struct sockaddr *sa,
 		p->pe_until_ns = now_ns + penalty_ns;
 }
 
+uint32_t svc_rdma_stall_budget_ms(uint32_t stall_ms, uint64_t bytes)
+{
+	const uint64_t r = SVC_RDMA_STALL_FLOOR_BPS;
+	uint64_t ms;
+
+	if (bytes / r > UINT32_MAX / 1000u)
+		return UINT32_MAX;
+	ms = stall_ms + bytes / r * 1000u + ((bytes % r) * 1000u + r - 1) / r;
+
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
 uint64_t svc_rdma_penalty_ns(uint32_t stall_ms)
 {
 	return (uint64_t)stall_ms * SVC_RDMA_PENALTY_FACTOR * 1000000u;

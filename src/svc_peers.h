@@ -21,6 +21,15 @@
  */
 #define SVC_RDMA_PENALTY_FACTOR 30
 
+/*
+ * A Read or Write chain moves bytes, and moving them takes time even from
+ * a healthy peer: its budget is svc_stall_ms plus the time the chain's
+ * bytes take at this floor rate (bytes per second: 4 MiB/s, far below any
+ * RDMA link, a loaded software one included), so only a peer that stopped
+ * is taken for stalled, not one that asked for a large transfer.
+ */
+#define SVC_RDMA_STALL_FLOOR_BPS (4u << 20)
+
 struct svc_rdma_peer {
 	uint8_t pe_addr[16];		/* IPv4 in the first 4 bytes */
 	uint8_t pe_len;			/* 4 or 16; 0: a free entry */
@@ -43,6 +52,8 @@ int svc_rdma_peer_refused(const struct svc_rdma_peers *t,
  * if already so). */
 void svc_rdma_peer_penalize(struct svc_rdma_peers *t, const struct sockaddr *sa,
 			    uint64_t now_ns, uint64_t penalty_ns);
+/* The budget of one blocking step moving bytes (0: a Send), in ms. */
+uint32_t svc_rdma_stall_budget_ms(uint32_t stall_ms, uint64_t bytes);
 /* How long a stalled peer is refused, from svc_stall_ms. */
 uint64_t svc_rdma_penalty_ns(uint32_t stall_ms);
 

@@ -340,7 +340,7 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	}
 	/* The Reads failed or stalled: the connection goes, alone. */
 	if (rc == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c);
+		svc_rdma_conn_stalled(c, "a Call's RDMA Reads");
 	count_bad_call(c);
 	return -1;
 }

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
 #include <string.h>
 #include "chunks.h"
 #include "rchunks.h"
@@ -24,11 +26,17 @@
  * Sends at all (no receive posted: its Replies sit in RNR retry forever)
  * frees none, and holds everybody else no longer than this, once: its
  * address is then refused for 30 times as long (svc_rdma_peer_stalled).
- * RDMA Read and Write chains get the same bound.
+ * RDMA Read and Write chains get the same bound plus their bytes at 4 MiB/s
+ * (SVC_RDMA_STALL_FLOOR_BPS): a large transfer is not a stall.
  */
 
-/* The peer stopped taking our Sends: tear this connection down, alone. */
-void svc_rdma_conn_stalled(struct svc_rdma_conn *c)
+/*
+ * The peer stopped taking our Sends, or answering our Reads and Writes
+ * (what: which wait ran out): tear this connection down, alone.  Said on
+ * stderr, once per stall, because its peer is then refused a while and an
+ * operator must be able to tell why a client cannot connect.
+ */
+void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
 {
 	struct rpcrdma_xprt *x = &c->sc_x;
 	int stalled = 0;
@@ -42,8 +50,16 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c)
 	}
 	pthread_mutex_unlock(&x->rx_lock);
 	if (stalled) {
-		RPCRDMA_DBG("conn %p: stalled %u ms, torn down", (void *)c,
-			    x->rx_opts.ro_svc_stall_ms);
+		char host[NI_MAXHOST] = "?";
+		const struct sockaddr_storage *ss = &c->sc_raddr.sa_ss;
+
+		getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
+			    sizeof(host), NULL, 0, NI_NUMERICHOST);
+		fprintf(stderr, "rpcrdma: server: the connection from %s "
+			"stalled waiting for %s (svc_stall_ms %u): torn down, "
+			"its address refused for %u s\n", host, what,
+			x->rx_opts.ro_svc_stall_ms,
+			x->rx_opts.ro_svc_stall_ms * SVC_RDMA_PENALTY_FACTOR / 1000);
 		rpcrdma_ep_disconnect(&x->rx_ep);
 		/* Its peer's stall budget is spent. */
 		svc_rdma_peer_stalled(c);
@@ -65,11 +81,11 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 	struct timespec deadline;
 	int rc;
 
-	svc_rdma_stall_deadline(c, &deadline);
+	svc_rdma_stall_deadline(c, 0, &deadline);
 	rc = rpcrdma_xprt_send_owned(&c->sc_x, hdr, hdrlen, xb, &deadline,
 				     rel, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c);
+		svc_rdma_conn_stalled(c, "a send context");
 	return rc;
 }
 
@@ -424,7 +440,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	 * buffer) goes back before the Reply grants the credit that lets the
 	 * client use it again. */
 	svc_rdma_call_release(c, ct);
-	svc_rdma_stall_deadline(c, &deadline);
+	svc_rdma_stall_deadline(c, 0, &deadline);
 	/* A connection whose Sends stall is torn down there, alone. */
 	if (!rc)
 		rc = conn_send_bounded(c, hdr, (size_t)n, body, rel, &seq,
@@ -434,9 +450,9 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	 * connection be torn down (its QP flushed) as stalled.  An async
 	 * Reply's release was queued instead (seq 0): no wait. */
 	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c);
+		svc_rdma_conn_stalled(c, "a Reply's Send");
 	if (rc == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c);
+		svc_rdma_conn_stalled(c, "a Reply's RDMA Writes");
 	ct->ct_rel_status = -rc;
 	if (rc == -EMSGSIZE || rc == -ENOMEM)	/* no room: fail it cleanly */
 		svc_rdma_conn_send_error(c, ct->ct_xid, RPCRDMA_ERR_CHUNK);

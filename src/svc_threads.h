@@ -132,7 +132,8 @@ int svc_rdma_idle_fd(const struct svc_rdma_listener *l);
 int svc_rdma_loop_start(struct svc_rdma_listener *l);
 void svc_rdma_loop_stop(struct svc_rdma_listener *l);
 void svc_rdma_conn_yield(struct svc_rdma_conn *c);
-void svc_rdma_stall_deadline(struct svc_rdma_conn *c, struct timespec *ts);
+void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
+			     struct timespec *ts);
 void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
 int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
 
@@ -160,11 +161,12 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
 bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 			      uint32_t err);
-void svc_rdma_conn_stalled(struct svc_rdma_conn *c);
+void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what);
 int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			    struct rpcrdma_rep *rep, const char *m, uint32_t len);
 /* How long one Send, or one RDMA Read/Write chain, may take before its
- * connection counts as stalled: svc_stall_ms (svc_rdma_stall_deadline). */
+ * connection counts as stalled: svc_stall_ms, plus a chain's bytes at a
+ * floor rate (svc_rdma_stall_deadline, svc_rdma_stall_budget_ms). */
 
 /* svc_chunks.c: Read chunks in, Reply and Write chunks out. */
 /* Largest Call reassembled from Read chunks, and largest chunked Reply:

@@ -11,6 +11,12 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh
 	xdr-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
+# Left out where not want slow: configuration's effects on real verbs
+# (the parser itself is unit-tested and fuzzed in every build).
+slow_files="conf-cases.sh"
+
+# Calls per thread: the sanitizer build walks the same paths with fewer.
+if want slow; then many=100 some=50; else many=20 some=10; fi
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
@@ -59,7 +65,7 @@ killmid() {
 
 pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n 100"
+	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n $many"
 
 # Callers abandon calls (timeouts) while others wait or poll the CQ.
 pair abandoned-calls \
@@ -123,7 +129,7 @@ restartmid server-restarted-mid-call
 link_set() {
 	if [ "$kind" = rxe ]; then
 		# As few programs as can be between the Calls and the cut: each
-		# exec costs 50-100 ms under TCG, and the server answers after 1 s
+		# exec costs 50-100 ms under TCG, and the server answers after 3 s
 		# (sch_netem is loaded before the calls; tc add fails if it can't).
 		for d in rxeC rxeS; do
 			if [ "$1" = down ]; then
@@ -161,8 +167,9 @@ linkcut() {
 	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
 	wait $spid
 	src=$?
-	# The calls sleep 1 s: through a cut of seconds none is done in 1.5 s.
-	fast=$(grep -c ': RPC: Success after 1\.[0-4]' "$work/$name.client")
+	# The calls sleep 3 s (fault_client's CUT_SLEEP_MS): through a cut of
+	# 5 s or more none is done in 4.5 s.
+	fast=$(grep -cE ': RPC: Success after ([0-3]\.|4\.[0-4])' "$work/$name.client")
 	if [ $cut != ok ]; then
 		tap "ok - $kind: $name # SKIP the link could not be cut: $(head -n 1 "$work/$name.cut" 2>/dev/null)"
 	elif [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$fast" = 0 ]; then
@@ -175,7 +182,7 @@ linkcut() {
 		failed=1
 	fi
 }
-want timing && linkcut link-cut-mid-call 3
+want timing && linkcut link-cut-mid-call 5
 # A cut longer than the calls' 8 s timeout: each call in flight fails
 # with RPC_TIMEDOUT within it, and the CLIENT works once the link is back.
 # Neither bed loses the connection to a cut of seconds (rxe retransmits
@@ -201,20 +208,20 @@ pair credit-starvation \
 for st in inline pullup mapped auto; do
 	pair "strategy-$st" \
 		"$b/tests/rdma/echo_server -s $st -a $srv" \
-		"$b/tests/rdma/echo_client -s $st -I 512 -a $srv -b $cli -t 4 -n 50"
+		"$b/tests/rdma/echo_client -s $st -I 512 -a $srv -b $cli -t 4 -n $some"
 done
 pair strategy-mapped-cached \
 	"$b/tests/rdma/echo_server -s mapped -a $srv" \
-	"$b/tests/rdma/echo_client -s mapped -C 8 -a $srv -b $cli -t 4 -n 50"
+	"$b/tests/rdma/echo_client -s mapped -C 8 -a $srv -b $cli -t 4 -n $some"
 # Replies by svc_rdma_sendreply_async, gathered from the results (mapped):
 # the server never waits for a Send, releases (which poison the results)
 # run once each, and every reply arrives intact.
 pair strategy-mapped-async \
 	"$b/tests/rdma/echo_server -A -s mapped -a $srv" \
-	"$b/tests/rdma/echo_client -s mapped -a $srv -b $cli -t 4 -n 50"
+	"$b/tests/rdma/echo_client -s mapped -a $srv -b $cli -t 4 -n $some"
 pair strategy-mapped-registered \
 	"$b/tests/rdma/echo_server -s mapped -a $srv" \
-	"$b/tests/rdma/echo_client -s mapped -R -a $srv -b $cli -t 4 -n 50"
+	"$b/tests/rdma/echo_client -s mapped -R -a $srv -b $cli -t 4 -n $some"
 
 # Chunks between our own client and server (the same chunk_client that
 # chunkpeer checks below): ECHO_BYTES from the inline threshold to 4 MiB,
@@ -310,7 +317,7 @@ threaded_many() {
 }
 threaded_many threaded-many-clients
 # The same with async mapped Replies, released from whichever thread reaps.
-threaded_many threaded-many-clients-async "-A -s mapped"
+want slow && threaded_many threaded-many-clients-async "-A -s mapped"
 
 # Calls of ONE connection served in parallel: 8 threads of one CLIENT each
 # sleep 300 ms three times on a server with 8 service threads; at least two
@@ -553,7 +560,8 @@ killedclient client-killed-mid-chunks \
 stall() {
 	name=$1 sargs=$2; port=$((port + 1))
 	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
-	timeout 300 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
+	timeout 300 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
+		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
@@ -621,9 +629,9 @@ stall() {
 }
 stall stalled-peer
 # Mapped Replies wait for their Send completion: that wait is bounded too.
-stall stalled-peer-mapped "-s mapped"
+want slow && stall stalled-peer-mapped "-s mapped"
 # Async Replies to the stalled peer are released when it is torn down.
-stall stalled-peer-async "-A -s mapped"
+want slow && stall stalled-peer-async "-A -s mapped"
 
 # rpcrdma.conf, the environment and per-handle options on the wire
 # (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying
@@ -633,6 +641,7 @@ stall stalled-peer-async "-A -s mapped"
 # before a disconnect (clnt-cases.sh); every XDR construct at every size
 # over RDMA and TCP, compared (xdr-cases.sh).
 for f in $case_files; do
+	case " $slow_files " in *" $f "*) want slow || continue ;; esac
 	. "$(dirname "$0")/$f"
 done
 

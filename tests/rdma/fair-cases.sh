@@ -5,11 +5,19 @@
 # bytes) and one more call of its threaded phase, timed from start to
 # exit.  Bound asserted for it while a flood or a stalling peer runs:
 # FAIR_BOUND_S (default 10 s, on TCG-emulated rxe and siw; the servers
-# under test serve it in about 1 s alone).  FAIR_MEASURE=1 only records the
+# under test serve it in about 1-3 s alone), or 5 times what it took
+# before, alone, if more: a loaded host slows the bystander alone too,
+# and without fair service it is not served at all (times out).  FAIR_MEASURE=1 only records the
 # figures (before, during, after) without asserting: for builds without
 # these fixes, to measure them.  Figures go to $work/fair.figures.
 fair_bound=${FAIR_BOUND_S:-10}
 fair_measure=${FAIR_MEASURE:-0}
+
+# fair_limit: the bound in ms, from the bystander's time alone (by_ms).
+fair_limit() {
+	lim=$((fair_bound * 1000))
+	[ $((by_ms * 5)) -le $lim ] || lim=$((by_ms * 5))
+}
 
 # bystander NAME TAG [-N]: time one bystander; sets by_ms and by_rc.
 bystander() {
@@ -51,6 +59,7 @@ flood() {
 	why=
 	bystander $name before -N
 	[ $by_rc -eq 0 ] || why="the bystander failed before the flood (exit $by_rc)"
+	fair_limit
 	timeout 150 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/chunk_client" -K read \
 		-S 65536 -t 32 -F "$flag" -a "$srv" -b "$cli" -p $port \
 		>"$work/$name.flood" 2>&1 &
@@ -62,8 +71,8 @@ flood() {
 		bystander $name during -N
 		[ $by_rc -eq 0 ] || why="the bystander failed during the flood (exit $by_rc)"
 		kill -0 $fpid 2>/dev/null || why=${why:-"the flood stopped before the bystander was served"}
-		[ -n "$why" ] || [ $by_ms -le $((fair_bound * 1000)) ] ||
-			why="the bystander took $by_ms ms during the flood (bound ${fair_bound} s)"
+		[ -n "$why" ] || [ $by_ms -le $lim ] ||
+			why="the bystander took $by_ms ms during the flood (bound $lim ms)"
 	fi
 	kill -TERM $fpid 2>/dev/null
 	wait $fpid
@@ -102,12 +111,14 @@ stall_loop() {
 	rm -f "$work/$name".*
 	why=
 	second_client_addr || why="no second client address"
-	timeout 200 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" $sargs -a "$srv" \
+	timeout 200 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
+		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
 	bystander $name before -N
 	[ $by_rc -eq 0 ] || why=${why:-"the bystander failed before the peer (exit $by_rc)"}
+	fair_limit
 	(
 		while [ ! -e "$stop" ]; do
 			timeout 30 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" \
@@ -131,8 +142,8 @@ stall_loop() {
 		sleep 1
 	done
 	echo "$kind $name during-worst: $worst ms" >>"$work/fair.figures"
-	[ -n "$why" ] || [ $worst -le $((fair_bound * 1000)) ] ||
-		why="a bystander took $worst ms while the peer looped (bound ${fair_bound} s)"
+	[ -n "$why" ] || [ $worst -le $lim ] ||
+		why="a bystander took $worst ms while the peer looped (bound $lim ms)"
 	touch "$stop"
 	wait $lpid
 	rounds=$(grep -c "Calls sent" "$work/$name.peer")

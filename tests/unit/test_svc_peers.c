@@ -65,6 +65,11 @@ START_TEST(penalty)
 
 	memset(&t, 0, sizeof(t));
 	ck_assert_uint_eq(svc_rdma_penalty_ns(1000), 30000 * ms);
+	/* A chain's budget grows with its bytes, a Send's does not. */
+	ck_assert_uint_eq(svc_rdma_stall_budget_ms(1000, 0), 1000);
+	ck_assert_uint_eq(svc_rdma_stall_budget_ms(1000, 1), 1001);
+	ck_assert_uint_eq(svc_rdma_stall_budget_ms(1000, 4u << 20), 2000);
+	ck_assert_uint_eq(svc_rdma_stall_budget_ms(10, UINT64_MAX), UINT32_MAX);
 	ck_assert(!svc_rdma_peer_refused(&t, SA(a), 5 * ms));
 	svc_rdma_peer_penalize(&t, SA(a), 10 * ms, 100 * ms);
 	/* Reconnecting from another port does not help; others unaffected. */
