@@ -62,7 +62,7 @@ PY
 	fi
 	timeout 200 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
 		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
-		-p 20540 -S 64,8K -D 0.1 -w 0.02 --trials 2 -Q -o "$out.txt" \
+		-p 20540 -S 64,8K -D 0.2 -w 0.02 --trials 2 -Q -o "$out.txt" \
 		--calibrate "$conf.d/60-measured.conf" \
 		--calibrate-for "$RPCRDMA_CLIENT_DEV,$RPCRDMA_SERVER_DEV" \
 		>"$work/bench-calib2.client" 2>&1

@@ -648,7 +648,7 @@ for f in $case_files; do
 done
 
 # rpcrdma_bench, a short real run: one size under the inline threshold and
-# one over it, every strategy and baseline, two interleaved trials a cell,
+# one over it, every strategy and baseline, two interleaved trials of 0.2 s a cell,
 # each payload verified; the JSON (trials, intervals, ties) and plot are
 # checked by bench-check.py.  Then one corrupted reply
 # must fail a run.
@@ -657,7 +657,7 @@ bench_case() {
 	out=$work/bench
 	timeout 300 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
 		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
-		-p $port -S 64,8K -q 1,4 -D 0.2 -w 0.05 --trials 2 -Q -f json \
+		-p $port -S 64,8K -q 1,4 -D 0.4 -w 0.05 --trials 2 -Q -f json \
 		-o "$out.json" -P "$out.svg" >"$work/bench.client" 2>&1
 	crc=$?
 	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-check.py" "$out.json" \

@@ -613,6 +613,7 @@ START_TEST(cost_table_per_call)
 	ck_assert_msg(strstr(line, "3.00   1.00   0.01   0.50   1.50   0.00"
 			     "        -"), "%s", line);
 	ck_assert_msg(strstr(out, "client: instructions not counted"), "%s", out);
+	ck_assert_msg(strstr(out, "tools/bench/callgrind-cost"), "%s", out);
 	ck_assert_msg(strstr(out, "raw_syscalls:sys_enter"), "%s", out);
 	free(out);
 	CAPTURE(out, bench_report_json(f_, c, 1, NULL));

@@ -182,6 +182,38 @@ START_TEST(durations)
 }
 END_TEST
 
+/* A cell's time and count are split across its trials, not multiplied:
+ * N trials take what one cell took before trials existed. */
+START_TEST(trial_split)
+{
+	const char *d[] = { "-c", "h", NULL };
+	const char *q[] = { "-c", "h", "--quick", NULL };
+	const char *n[] = { "-c", "h", "-n", "1001", "--trials", "4", NULL };
+	const char *one[] = { "-c", "h", "-D", "2", "--trials", "1", NULL };
+	struct bench_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse(&o, err, d), 0);
+	ck_assert(bench_trial_duration(&o) > 0.199 && bench_trial_duration(&o) < 0.201);
+	ck_assert_uint_eq(bench_trial_count(&o), 0);
+	ck_assert(bench_trial_warmup(&o, 0) > 0.199 && bench_trial_warmup(&o, 0) < 0.201);
+	ck_assert(bench_trial_warmup(&o, 1) > 0.039 && bench_trial_warmup(&o, 1) < 0.041);
+	ck_assert(bench_trial_warmup(&o, 4) > 0.039 && bench_trial_warmup(&o, 4) < 0.041);
+	ck_assert_int_eq(parse(&o, err, q), 0);
+	ck_assert(bench_trial_duration(&o) > 0.0999 && bench_trial_duration(&o) < 0.1001);
+	ck_assert(bench_trial_warmup(&o, 0) > 0.0999 && bench_trial_warmup(&o, 0) < 0.1001);
+	ck_assert(bench_trial_warmup(&o, 2) > 0.0333 && bench_trial_warmup(&o, 2) < 0.0334);
+	/* a count rounds up: 4 trials of 251 calls cover the 1001 asked */
+	ck_assert_int_eq(parse(&o, err, n), 0);
+	ck_assert_uint_eq(bench_trial_count(&o), 251);
+	ck_assert(bench_trial_duration(&o) == 0);
+	/* one trial: the whole cell, the whole warm-up */
+	ck_assert_int_eq(parse(&o, err, one), 0);
+	ck_assert(bench_trial_duration(&o) == 2);
+	ck_assert(bench_trial_warmup(&o, 0) > 0.199 && bench_trial_warmup(&o, 0) < 0.201);
+}
+END_TEST
+
 START_TEST(svc_threads)
 {
 	const char *none[] = { "-s", NULL };
@@ -285,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, lists);
 	tcase_add_test(tc, quick);
 	tcase_add_test(tc, trials);
+	tcase_add_test(tc, trial_split);
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, svc_threads);
 	tcase_add_loop_test(tc, bad_values, 0, sizeof(bad) / sizeof(bad[0]));

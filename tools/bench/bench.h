@@ -70,9 +70,11 @@ struct bench_opts {
 	unsigned bo_conns;		/* connections the callers share */
 	unsigned bo_workloads;		/* bit mask of 1u << BW_* */
 	unsigned bo_strategies;		/* bit mask of 1u << BS_* */
-	double bo_duration;		/* seconds per cell; 0: bo_count calls */
-	unsigned long bo_count;
-	double bo_warmup;		/* seconds of unmeasured calls per cell */
+	double bo_duration;		/* measured seconds per cell, all its
+					 * trials together; 0: bo_count calls */
+	unsigned long bo_count;		/* measured calls per cell, all trials */
+	double bo_warmup;		/* unmeasured seconds before a cell's
+					 * first trial (later ones: / trials) */
 	enum bench_format bo_format;
 	const char *bo_output;		/* report file; NULL: stdout */
 	const char *bo_plot;		/* SVG file, NULL: none */
@@ -95,6 +97,15 @@ void bench_opts_init(struct bench_opts *o);
 /* 0, or -1 with a message in err (usage errors); 1 for --help. */
 int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		     char *err, size_t errlen);
+/*
+ * A cell's measured time (or count) is split evenly across its trials, so
+ * N trials take the time one cell took before trials existed; the first
+ * trial warms up for bo_warmup, later ones for bo_warmup / trials (the
+ * other strategies ran in between, the connection itself is warm).
+ */
+double bench_trial_duration(const struct bench_opts *o);
+unsigned long bench_trial_count(const struct bench_opts *o);
+double bench_trial_warmup(const struct bench_opts *o, unsigned trial);
 /* "16,64,1K,4K-64K" (a range doubles) into sizes[]; count or -1. */
 int bench_parse_sizes(const char *s, unsigned *sizes, unsigned max);
 /* "1K" "4k" "1M" "100": bytes, or -1. */
@@ -299,6 +310,17 @@ void bench_cost_thread_start(void);
 int bench_cost_snapshot(struct bench_cost *k);
 /* Why figure which (one BENCH_COST_*) is not counted. */
 const char *bench_cost_why(unsigned which);
+/* Under valgrind --tool=callgrind: zero the costs before a measured run,
+ * dump them after it as "rpcrdma_bench cell W SIZE DEPTH STRATEGY calls
+ * N" (the server's: "rpcrdma_bench server cell ..."; read by
+ * tools/bench/callgrind-cost).  No-ops elsewhere. */
+int bench_callgrind_active(void);
+void bench_callgrind_begin(void);
+void bench_callgrind_end(const struct bench_cell *c, uint64_t calls);
+/* The label bench_callgrind_end() gives; a dump labelled as given. */
+void bench_callgrind_label(char *buf, size_t len, const struct bench_cell *c,
+			   uint64_t calls);
+void bench_callgrind_dump(const char *label);
 
 /* ---- the raw-verbs baseline (raw.c) ------------------------------------ */
 
@@ -381,6 +403,12 @@ struct bench_ctl *bench_ctl_connect(const struct bench_opts *o, double give_up_s
 int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
 		       double *cpu_us, struct bench_counters *server,
 		       struct bench_cost *cost);
+/* The same, and under callgrind on the server: cg > 0 zeroes its counts
+ * after the reply (a measured run starts), cg < 0 dumps them first,
+ * labelled "rpcrdma_bench server " LABEL (it ended). */
+int bench_ctl_snapshot_cg(struct bench_ctl *ctl, enum bench_strategy s,
+			  double *cpu_us, struct bench_counters *server,
+			  struct bench_cost *cost, int cg, const char *label);
 int bench_ctl_shutdown(struct bench_ctl *ctl);
 void bench_ctl_close(struct bench_ctl *ctl);
 

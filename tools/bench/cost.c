@@ -297,3 +297,76 @@ const char *bench_cost_why(unsigned which)
 	}
 	return "";
 }
+
+/* ---- instructions under callgrind ---------------------------------------- */
+
+/*
+ * No PMU (e.g. under TCG): run the client under valgrind --tool=callgrind
+ * and each measured run becomes a dump of its own, named after the cell
+ * and the calls it made.  tools/bench/callgrind-cost pairs two such runs
+ * of different counts per cell, so set-up cancels, and splits the
+ * instructions by object (librpcrdma, verbs, libtirpc, libc).  Outside
+ * valgrind the client requests are a few no-op instructions.
+ */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND_H 1
+#endif
+#endif
+
+int bench_callgrind_active(void)
+{
+#ifdef HAVE_CALLGRIND_H
+	return RUNNING_ON_VALGRIND != 0;
+#else
+	return 0;
+#endif
+}
+
+void bench_callgrind_begin(void)
+{
+#ifdef HAVE_CALLGRIND_H
+	if (RUNNING_ON_VALGRIND)
+		CALLGRIND_ZERO_STATS;
+#endif
+}
+
+void bench_callgrind_label(char *buf, size_t len, const struct bench_cell *c,
+			   uint64_t calls)
+{
+	snprintf(buf, len, "cell %s %u %u %s calls %llu",
+		 bench_workload_name(c->bc_workload), c->bc_size,
+		 c->bc_inflight, bench_strategy_name(c->bc_strategy),
+		 (unsigned long long)calls);
+}
+
+void bench_callgrind_dump(const char *label)
+{
+#ifdef HAVE_CALLGRIND_H
+	char buf[200];
+
+	if (!RUNNING_ON_VALGRIND)
+		return;
+	snprintf(buf, sizeof(buf), "rpcrdma_bench server %s", label);
+	CALLGRIND_DUMP_STATS_AT(buf);
+#else
+	(void)label;
+#endif
+}
+
+void bench_callgrind_end(const struct bench_cell *c, uint64_t calls)
+{
+#ifdef HAVE_CALLGRIND_H
+	char label[160], buf[200];
+
+	if (!RUNNING_ON_VALGRIND)
+		return;
+	bench_callgrind_label(label, sizeof(label), c, calls);
+	snprintf(buf, sizeof(buf), "rpcrdma_bench %s", label);
+	CALLGRIND_DUMP_STATS_AT(buf);
+#else
+	(void)c;
+	(void)calls;
+#endif
+}

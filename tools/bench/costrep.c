@@ -123,6 +123,10 @@ void bench_report_cost(FILE *f, const struct bench_cell *c, size_t n)
 					b == BENCH_COST_INSTR ? "instructions" :
 					b == BENCH_COST_CSW ? "context switches" :
 					"allocations");
+	if (have_c != ~0u && !(have_c & BENCH_COST_INSTR))
+		fputs("  (no hardware counter: run the client under valgrind "
+		      "--tool=callgrind and read its dumps with "
+		      "tools/bench/callgrind-cost, see rpcrdma_bench(1))\n", f);
 	}
 	free(r);
 }

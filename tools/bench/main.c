@@ -186,6 +186,7 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 	double scpu0 = 0, scpu1 = 0, ccpu0 = 0, ccpu1 = 0;
 	int have_server, rc = 0;
 	unsigned t = c->bc_ntrials;
+	char cglabel[160] = "";
 	uint64_t calls = 0;
 	double secs = 0;
 
@@ -193,28 +194,35 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 		return;
 	have_server = !bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
 					  ks0p);
-	if (o->bo_warmup > 0) {
-		run.br_duration = o->bo_warmup;
+	if (bench_trial_warmup(o, t) > 0) {
+		run.br_duration = bench_trial_warmup(o, t);
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
 			      sizeof(c->bc_note));
 	}
 	if (!rc) {
-		run.br_duration = o->bo_duration;
-		run.br_count = o->bo_count;
+		run.br_duration = bench_trial_duration(o);
+		run.br_count = bench_trial_count(o);
 		client_counters(cx, c->bc_strategy, &cl0);
 		have_server = have_server &&
-			!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu0, &sv0,
-					    ks0p);
+			!bench_ctl_snapshot_cg(cx->cx_ctl, c->bc_strategy, &scpu0,
+					       &sv0, ks0p, o->bo_cost, NULL);
 		bench_cost_snapshot(&kc0);
 		ccpu0 = cpu_us();
+		if (o->bo_cost)
+			bench_callgrind_begin();
 		rc = run_once(cx, c, &run, &calls, &secs, c->bc_note,
 			      sizeof(c->bc_note));
+		if (o->bo_cost)
+			bench_callgrind_end(c, rc ? 0 : calls);
 		ccpu1 = cpu_us();
 		bench_cost_snapshot(&kc1);
 		client_counters(cx, c->bc_strategy, &cl1);
 	}
+	if (o->bo_cost)
+		bench_callgrind_label(cglabel, sizeof(cglabel), c, rc ? 0 : calls);
 	have_server = have_server &&
-		!bench_ctl_snapshot(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1, ks1p);
+		!bench_ctl_snapshot_cg(cx->cx_ctl, c->bc_strategy, &scpu1, &sv1,
+				       ks1p, o->bo_cost ? -1 : 0, cglabel);
 
 	/* Over the inline threshold without chunks: the Call could not be
 	 * sent, or the server could not send the Reply (RDMA_ERROR). */

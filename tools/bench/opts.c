@@ -253,6 +253,24 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+double bench_trial_duration(const struct bench_opts *o)
+{
+	return o->bo_trials > 1 ? o->bo_duration / o->bo_trials : o->bo_duration;
+}
+
+unsigned long bench_trial_count(const struct bench_opts *o)
+{
+	unsigned long n = o->bo_trials > 1 ? o->bo_trials : 1;
+
+	return o->bo_count ? (o->bo_count + n - 1) / n : 0;
+}
+
+double bench_trial_warmup(const struct bench_opts *o, unsigned trial)
+{
+	return trial && o->bo_trials > 1 ? o->bo_warmup / o->bo_trials :
+	       o->bo_warmup;
+}
+
 void bench_opts_init(struct bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -500,12 +518,15 @@ void bench_usage(FILE *f)
 "                          raw-write,raw-read,tcp; rpc, raw, all (default)\n"
 "  -q, --inflight LIST     calls in flight per cell (default 1,32)\n"
 "  -t, --threads N         client connections the calls share (default 1)\n"
-"  -D, --duration SECS     measured time per cell (default 1)\n"
-"  -n, --count N           measured calls per cell instead of a duration\n"
-"  -w, --warmup SECS       unmeasured calls before each cell (default 0.2)\n"
+"  -D, --duration SECS     measured time per cell, split across its trials\n"
+"                          (default 1: 5 trials of 0.2 s)\n"
+"  -n, --count N           measured calls per cell (split likewise) instead\n"
+"  -w, --warmup SECS       unmeasured calls before a cell's first trial\n"
+"                          (default 0.2; later trials: SECS / trials)\n"
 "      --trials N          interleaved trials per cell (default 5): medians\n"
 "                          and 95% bootstrap intervals, ties when they overlap\n"
-"      --quick             8 sizes, 3 trials of 0.3 s, 0.1 s warm-up\n"
+"      --quick             8 sizes, 0.3 s cells (3 trials of 0.1 s), 0.1 s\n"
+"                          warm-up\n"
 "      --cost              the cost pass: syscalls, context switches, sleeps,\n"
 "                          busy-poll hits, allocations per call (no timings)\n"
 "      --calibrate FILE    measure (echo, inline/pullup/mapped/auto, first\n"

@@ -70,6 +70,22 @@ static bool_t xdr_bench_read_args(XDR *x, struct bench_read_args *a)
 }
 
 #define BENCH_CTL_COST 0x100u	/* BP_STATS argument flag: cost wanted */
+#define BENCH_CTL_CG_BEGIN 0x200u	/* a measured run starts: zero callgrind */
+#define BENCH_CTL_CG_END 0x400u	/* it ended: dump callgrind, as the label */
+#define BENCH_CTL_LABEL 160
+
+/* BP_STATS's argument: the strategy and flags, and the cell's label the
+ * server's callgrind dump takes (bench_callgrind_*, cost.c). */
+struct bench_ctl_args {
+	u_int ca_which;
+	char *ca_label;
+};
+
+static bool_t xdr_bench_ctl_args(XDR *x, struct bench_ctl_args *a)
+{
+	return xdr_u_int(x, &a->ca_which) &&
+	       xdr_string(x, &a->ca_label, BENCH_CTL_LABEL);
+}
 #define WIRE_NCOUNTERS 12
 #define WIRE_NCOST 6
 struct bench_wire_stats {
@@ -239,12 +255,18 @@ static void serve_stats(SVCXPRT *xprt)
 	struct bench_counters k;
 	struct rpcrdma_stats s;
 	struct bench_cost cost;
-	u_int which = 0;
+	char label[BENCH_CTL_LABEL + 1];
+	struct bench_ctl_args a = { 0, label };
+	u_int which, flags;
 
-	if (!svc_getargs(xprt, (xdrproc_t)xdr_u_int, (char *)&which)) {
+	if (!svc_getargs(xprt, (xdrproc_t)xdr_bench_ctl_args, (char *)&a)) {
 		svcerr_decode(xprt);
 		return;
 	}
+	which = a.ca_which & ~(BENCH_CTL_CG_BEGIN | BENCH_CTL_CG_END);
+	flags = a.ca_which & (BENCH_CTL_CG_BEGIN | BENCH_CTL_CG_END);
+	if (flags & BENCH_CTL_CG_END)
+		bench_callgrind_dump(label);
 	memset(&w, 0, sizeof(w));
 	memset(&k, 0, sizeof(k));
 	/* The cost pass asks for the cost counters: start them on first use. */
@@ -269,6 +291,8 @@ static void serve_stats(SVCXPRT *xprt)
 		w.ws_cost[5] = cost.ck_have;
 	}
 	svc_sendreply(xprt, (xdrproc_t)xdr_bench_wire_stats, (char *)&w);
+	if (flags & BENCH_CTL_CG_BEGIN)
+		bench_callgrind_begin();
 }
 
 /* Replies that carry data go async: their buffer returns in buf_put. */
@@ -813,12 +837,23 @@ int bench_ctl_snapshot(struct bench_ctl *ctl, enum bench_strategy s,
 		       double *cpu_us, struct bench_counters *server,
 		       struct bench_cost *cost)
 {
+	return bench_ctl_snapshot_cg(ctl, s, cpu_us, server, cost, 0, NULL);
+}
+
+int bench_ctl_snapshot_cg(struct bench_ctl *ctl, enum bench_strategy s,
+			  double *cpu_us, struct bench_counters *server,
+			  struct bench_cost *cost, int cg, const char *label)
+{
 	struct timeval tmo = { CALL_TIMEOUT_S, 0 };
 	struct bench_wire_stats w;
-	u_int which = (u_int)s | (cost ? BENCH_CTL_COST : 0);
+	struct bench_ctl_args a = {
+		(u_int)s | (cost ? BENCH_CTL_COST : 0) |
+		(cg > 0 ? BENCH_CTL_CG_BEGIN : cg < 0 ? BENCH_CTL_CG_END : 0),
+		(char *)(label ? label : ""),
+	};
 
 	memset(&w, 0, sizeof(w));
-	if (clnt_call(ctl->ct_cl, BP_STATS, (xdrproc_t)xdr_u_int, (char *)&which,
+	if (clnt_call(ctl->ct_cl, BP_STATS, (xdrproc_t)xdr_bench_ctl_args, (char *)&a,
 		      (xdrproc_t)xdr_bench_wire_stats, (char *)&w, tmo) != RPC_SUCCESS)
 		return -EIO;
 	*cpu_us = (double)w.ws_cpu_us;
