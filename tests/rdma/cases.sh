@@ -12,8 +12,10 @@ case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh
 	xdr-cases.sh nfs3-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
 # Left out where not want slow: configuration's effects on real verbs
-# (the parser itself is unit-tested and fuzzed in every build).
-slow_files="conf-cases.sh"
+# (the parser itself is unit-tested and fuzzed in every build), and the
+# kernel's NFS client against the tests' own NFSv3 server (its paths in
+# the library are those of the chunk cases).
+slow_files="conf-cases.sh nfs3-cases.sh"
 
 # Calls per thread: the sanitizer build walks the same paths with fewer.
 if want slow; then many=100 some=50; else many=20 some=10; fi
