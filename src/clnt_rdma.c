@@ -235,19 +235,12 @@ static int reap(struct clnt_rdma *cr)
  * Reply the peer sent before it left is already in the CQ (its receive
  * completed before the disconnect reached us), so the calls fail only
  * once the CQ has been drained: here, if nobody polls; else the poller
- * does it (cr_po_reap).  The poller may be asleep on the channel: the
- * flushes of our QP, now in error, usually wake it, but a QP with no
- * work request left to flush gives no completion at all, and it would
- * sleep to its deadline; so it is woken through cr_wakefd too.
- * A loss already noticed (not CR_CONNECTED) was failed by cr_fail_all:
- * marking it cr_gone then would outlive the reconnection and fail the
- * new connection at its first empty reap.
+ * does it (cr_po_reap), woken by the flushes of our QP, now in error.
  */
 static void handle_cm(struct clnt_rdma *cr)
 {
 	struct rdma_cm_event *ev;
 	bool gone = false;
-	uint64_t one = 1;
 
 	while (!rdma_get_cm_event(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
 		rdma_ack_cm_event(ev);
@@ -257,16 +250,9 @@ static void handle_cm(struct clnt_rdma *cr)
 		return;
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	if (cr->cr_conn != CR_CONNECTED) {
-		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		return;
-	}
 	if (cr->cr_polling) {
 		__atomic_store_n(&cr->cr_gone, 1, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		/* An eventfd write fails only when its counter would overflow. */
-		if (write(cr->cr_wakefd, &one, sizeof(one)) != sizeof(one))
-			RPCRDMA_DBG("client: poller wake: %s", strerror(errno));
 		return;
 	}
 	cr->cr_polling = 1;
@@ -353,12 +339,10 @@ static int cr_po_arm(void *arg)
 	return rpcrdma_cq_arm(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep);
 }
 
-/* Asleep on the channel, or until handle_cm says the connection went. */
 static int cr_po_sleep(void *arg, int timeout_ms)
 {
-	struct clnt_rdma *cr = ((struct cr_poll_arg *)arg)->pa_cr;
-
-	return rpcrdma_cq_sleep_or(&cr->cr_x.rx_ep, cr->cr_wakefd, timeout_ms);
+	return rpcrdma_cq_sleep(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep,
+				timeout_ms);
 }
 
 static const struct rpcrdma_poll_ops cr_poll_ops = {

@@ -76,7 +76,6 @@ struct clnt_rdma {
 	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
 	int cr_polling;			/* a waiter is reaping the CQ */
 	int cr_gone;			/* a CM event: fail once the CQ is drained */
-	int cr_wakefd;			/* eventfd: handle_cm wakes a sleeping poller */
 	struct cr_waiter *cr_waiters;	/* the others, asleep */
 	struct rpc_err cr_err;		/* the last call's outcome */
 	char *cr_scratch_mem;		/* every slot's scratch, one allocation */

@@ -202,8 +202,6 @@ int cr_reconnect(struct clnt_rdma *cr)
 		x->rx_conn_gen = cr->cr_gen;
 		x->rx_dead = 0;
 		cr->cr_credits = 1;	/* one call until the first grant */
-		/* A CM event of the old connection says nothing of this one. */
-		__atomic_store_n(&cr->cr_gone, 0, __ATOMIC_RELAXED);
 		x->rx_stats.rs_reconnects++;
 		rc = repost_free(cr);
 		cr->cr_conn = CR_CONNECTED;

@@ -54,8 +54,6 @@ static void cr_free(struct clnt_rdma *cr)
 		close(cr->cr_stopfd);
 	if (cr->cr_kickfd >= 0)
 		close(cr->cr_kickfd);
-	if (cr->cr_wakefd >= 0)
-		close(cr->cr_wakefd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
 	pthread_cond_destroy(&cr->cr_conn_cond);
 	/* A PD still in use means registrations leaked (memory pinned for
@@ -190,7 +188,6 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		goto out_nomem;
 	cr->cr_stopfd = -1;
 	cr->cr_kickfd = -1;
-	cr->cr_wakefd = -1;
 	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
 	if (rc) {
 		free(cr);
@@ -234,11 +231,10 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
 	cr->cr_kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	cr->cr_wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	cr->cr_host = strdup(host);
 	cr->cr_port = strdup(port);
-	if (cr->cr_stopfd < 0 || cr->cr_kickfd < 0 || cr->cr_wakefd < 0 ||
-	    !cr->cr_host || !cr->cr_port)
+	if (cr->cr_stopfd < 0 || cr->cr_kickfd < 0 || !cr->cr_host ||
+	    !cr->cr_port)
 		goto out_free_nomem;
 	cr->cr_prog = prog;
 	cr->cr_vers = vers;

@@ -752,32 +752,6 @@ int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms)
 	return 1;
 }
 
-/*
- * rpcrdma_cq_sleep, also woken by @fd (an eventfd, read empty here): a
- * thread that learns the connection went can wake the one asleep on a CQ
- * that may never complete anything again.  1 woke, 0 timed out, or a
- * negative errno.
- */
-int rpcrdma_cq_sleep_or(struct rpcrdma_ep *ep, int fd, int timeout_ms)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = ep->re_comp_ch->fd, .events = POLLIN },
-		{ .fd = fd, .events = POLLIN },
-	};
-	uint64_t v;
-	int rc = poll(pfd, 2, timeout_ms);
-
-	if (rc < 0)
-		return errno == EINTR ? 1 : -errno;
-	if (!rc)
-		return 0;
-	if (pfd[1].revents && read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		return -errno;
-	if (pfd[0].revents)
-		rpcrdma_cq_drain_events(ep);
-	return 1;
-}
-
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
 {
 	struct ibv_wc wc[16];

@@ -121,7 +121,11 @@ static long perf_open(struct perf_event_attr *a, pid_t tid)
 /* The tracepoint's id from tracefs, or -1 with why set. */
 static long syscall_tracepoint(char *reason, size_t len)
 {
-	/* "ip netns exec" mounts its own /sys: look through init's root too. */
+	/* "ip netns exec" mounts its own /sys: look through init's root too,
+	 * and first where RPCRDMA_TRACEFS says tracefs is (the test bed
+	 * mounts it outside /sys for that reason). */
+	const char *tfs = getenv("RPCRDMA_TRACEFS");
+	char own[256];
 	static const char *const paths[] = {
 		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
 		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
@@ -130,6 +134,17 @@ static long syscall_tracepoint(char *reason, size_t len)
 	};
 	long id = -1;
 
+	if (tfs && *tfs) {
+		FILE *f;
+
+		snprintf(own, sizeof(own), "%s/events/raw_syscalls/sys_enter/id", tfs);
+		f = fopen(own, "r");
+		if (f) {
+			if (fscanf(f, "%ld", &id) != 1)
+				id = -1;
+			fclose(f);
+		}
+	}
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && id < 0; i++) {
 		FILE *f = fopen(paths[i], "r");
 
