@@ -118,42 +118,42 @@ static long perf_open(struct perf_event_attr *a, pid_t tid)
 	return syscall(SYS_perf_event_open, a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* The number in the file at path, or -1. */
+static long read_id(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long id = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
 /* The tracepoint's id from tracefs, or -1 with why set. */
 static long syscall_tracepoint(char *reason, size_t len)
 {
 	/* "ip netns exec" mounts its own /sys: look through init's root too,
 	 * and first where RPCRDMA_TRACEFS says tracefs is (the test bed
 	 * mounts it outside /sys for that reason). */
-	const char *tfs = getenv("RPCRDMA_TRACEFS");
-	char own[256];
 	static const char *const paths[] = {
 		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
 		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
 		"/proc/1/root/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
 		"/proc/1/root/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
 	};
+	const char *tfs = getenv("RPCRDMA_TRACEFS");
+	char own[256];
 	long id = -1;
 
 	if (tfs && *tfs) {
-		FILE *f;
-
 		snprintf(own, sizeof(own), "%s/events/raw_syscalls/sys_enter/id", tfs);
-		f = fopen(own, "r");
-		if (f) {
-			if (fscanf(f, "%ld", &id) != 1)
-				id = -1;
-			fclose(f);
-		}
+		id = read_id(own);
 	}
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && id < 0; i++) {
-		FILE *f = fopen(paths[i], "r");
-
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-	}
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && id < 0; i++)
+		id = read_id(paths[i]);
 	if (id < 0)
 		snprintf(reason, len, "no raw_syscalls tracepoint (tracefs not mounted?)");
 	return id;
