@@ -61,6 +61,16 @@ static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
 	sum->rs_reads_peak = peak;	/* a most, not a sum */
 }
 
+/* Under sl_lock: add the counters of a list of connections into a sum. */
+static void conns_add(struct rpcrdma_stats *sum, struct svc_rdma_conn *c)
+{
+	for (; c; c = c->sc_next) {
+		pthread_mutex_lock(&c->sc_x.rx_lock);
+		stats_add(sum, &c->sc_x.rx_stats);
+		pthread_mutex_unlock(&c->sc_x.rx_lock);
+	}
+}
+
 /* ---- one connection ------------------------------------------------------ */
 
 /* The connection failed (first cause kept). */
@@ -497,23 +507,38 @@ static void conn_linger(struct svc_rdma_conn *c)
 	}
 }
 
+/* Under sl_lock: take c off a listener's list. */
+static void conn_unlink(struct svc_rdma_conn **pp, struct svc_rdma_conn *c)
+{
+	for (; *pp; pp = &(*pp)->sc_next)
+		if (*pp == c) {
+			*pp = c->sc_next;
+			return;
+		}
+}
+
 static void conn_destroy(SVCXPRT *xprt)
 {
-	struct svc_rdma_conn *c = to_conn(xprt), **pp;
+	struct svc_rdma_conn *c = to_conn(xprt);
 	struct svc_rdma_listener *l = c->sc_lst;
 
 	xprt_unregister(xprt);
+	/*
+	 * Off the live list (nothing picks or polls it any more) onto the
+	 * closing one, so svc_rdma_get_stats() still counts it while it
+	 * lingers: a server that reads its counters as a client goes saw
+	 * that client's connection nowhere.
+	 */
 	pthread_mutex_lock(&l->sl_lock);
-	for (pp = &l->sl_conns; *pp; pp = &(*pp)->sc_next)
-		if (*pp == c) {
-			*pp = c->sc_next;
-			break;
-		}
+	conn_unlink(&l->sl_conns, c);
+	c->sc_next = l->sl_closing;
+	l->sl_closing = c;
 	pthread_mutex_unlock(&l->sl_lock);
 	/* svc_run: a Call its program never answered is forgotten. */
 	svc_rdma_drc_release(c, &c->sc_call);
 	conn_linger(c);
 	pthread_mutex_lock(&l->sl_lock);
+	conn_unlink(&l->sl_closing, c);
 	c->sc_x.rx_stats.rs_conns_freed++;
 	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
 	pthread_mutex_unlock(&l->sl_lock);
@@ -757,11 +782,8 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 	l = to_lst(xprt);
 	pthread_mutex_lock(&l->sl_lock);
 	*stats = l->sl_closed;
-	for (c = l->sl_conns; c; c = c->sc_next) {
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		stats_add(stats, &c->sc_x.rx_stats);
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
-	}
+	conns_add(stats, l->sl_conns);
+	conns_add(stats, l->sl_closing);
 	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
 			     &stats->rs_pool_pinned_peak);
 	pthread_mutex_unlock(&l->sl_lock);

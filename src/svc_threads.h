@@ -88,6 +88,8 @@ struct svc_rdma_listener {
 	struct rdma_cm_id *sl_id;
 	pthread_mutex_t sl_lock;
 	struct svc_rdma_conn *sl_conns;
+	struct svc_rdma_conn *sl_closing; /* unlinked, being destroyed: their
+					   * counters not yet in sl_closed */
 	struct rpcrdma_stats sl_closed;	/* counters of connections gone, and
 					 * the leader's poll counters */
 	struct svc_rdma_pool sl_pool;
