@@ -264,24 +264,28 @@ pair credit-starvation \
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; tap_time; }
 
 # Each Send strategy forced on both sides, then auto; mapped also from a
-# caller-registered buffer (no copy, no hot-path registration).
+# caller-registered buffer (no copy, no hot-path registration).  Each
+# client echoes every length from 0 to the inline limit (4024), one call
+# each; the sanitizer build stops at 2100 (past 2048, where a mapped Send
+# of unregistered memory registers), half the calls on the same paths.
+sweep=; want slow || sweep="-m 2100"
 for st in inline pullup mapped auto; do
 	pair "strategy-$st" \
 		"$b/tests/rdma/echo_server -s $st -a $srv" \
-		"$b/tests/rdma/echo_client -s $st -I 512 -a $srv -b $cli -t 4 -n $some"
+		"$b/tests/rdma/echo_client $sweep -s $st -I 512 -a $srv -b $cli -t 4 -n $some"
 done
 pair strategy-mapped-cached \
 	"$b/tests/rdma/echo_server -s mapped -a $srv" \
-	"$b/tests/rdma/echo_client -s mapped -C 8 -a $srv -b $cli -t 4 -n $some"
+	"$b/tests/rdma/echo_client $sweep -s mapped -C 8 -a $srv -b $cli -t 4 -n $some"
 # Replies by svc_rdma_sendreply_async, gathered from the results (mapped):
 # the server never waits for a Send, releases (which poison the results)
 # run once each, and every reply arrives intact.
 pair strategy-mapped-async \
 	"$b/tests/rdma/echo_server -A -s mapped -a $srv" \
-	"$b/tests/rdma/echo_client -s mapped -a $srv -b $cli -t 4 -n $some"
+	"$b/tests/rdma/echo_client $sweep -s mapped -a $srv -b $cli -t 4 -n $some"
 pair strategy-mapped-registered \
 	"$b/tests/rdma/echo_server -s mapped -a $srv" \
-	"$b/tests/rdma/echo_client -s mapped -R -a $srv -b $cli -t 4 -n $some"
+	"$b/tests/rdma/echo_client $sweep -s mapped -R -a $srv -b $cli -t 4 -n $some"
 
 # Chunks between our own client and server (the same chunk_client that
 # chunkpeer checks below): ECHO_BYTES from the inline threshold to 4 MiB,
@@ -718,7 +722,7 @@ bench_case() {
 	out=$work/bench
 	timeout 300 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
 		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
-		-p $port -S 64,8K -q 1,4 -D 0.4 -w 0.05 --trials 2 -Q -f json \
+		-p $port -S 64,8K -q 1,4 -D 0.2 -w 0.05 --trials 2 -Q -f json \
 		-o "$out.json" -P "$out.svg" >"$work/bench.client" 2>&1
 	crc=$?
 	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-check.py" "$out.json" \
