@@ -2,9 +2,9 @@
 # XDR construct rpcgen emits, at random sizes from 0 past 4 MiB, over RDMA
 # (several Send strategies and chunk modes) and TCP against one server,
 # compared value by value.  Bounded: at most 60 s of calls (-B); the seed is
-# printed (RPCRDMA_XDRDIFF_SEED replays a run).  The sanitizer build draws
-# 20 random calls per mode, not 60: its fixed calls cover every construct
-# at every threshold, and its time is CI's.
+# printed (RPCRDMA_XDRDIFF_SEED replays a run).  Every procedure goes once
+# at every edge size (234 calls), plus -n random ones across the modes: 60,
+# or 20 in the sanitizer build, whose time is CI's.
 xdrdiff_case() {
 	xdn=60; want slow || xdn=20
 	seed=${RPCRDMA_XDRDIFF_SEED:+-S $RPCRDMA_XDRDIFF_SEED}
