@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "clnt_rdma.h"
+#include "completion.h"
 #include "poller.h"
 
 static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
@@ -158,9 +159,22 @@ out_repost:
 		cr_fail_all(cr, -ECONNRESET);
 }
 
-/* A completion failed the connection: every call waiting fails. */
-static void reap_fail(struct clnt_rdma *cr, int unknown)
+/* A Receive completed: match it to its call (completion.h). */
+static void reap_recv(void *owner, struct rpcrdma_rep *rep)
 {
+	struct clnt_rdma *cr = owner;
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	handle_reply(cr, rep);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/* A completion failed the connection: every call waiting fails. */
+static void reap_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
+{
+	struct clnt_rdma *cr = owner;
+
+	(void)wc;
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	if (unknown)
 		cr->cr_x.rx_stats.rs_cqe_unknown++;
@@ -169,65 +183,31 @@ static void reap_fail(struct clnt_rdma *cr, int unknown)
 }
 
 /*
- * Handle what completed: how many completions (0: the CQ was empty).  A
- * completion with no context, or of a kind the client never posts
- * (RDMA Read/Write is the server's), is refused and counted, and fails
- * the connection (reconnection recovers): never taken for a receive.
+ * The client posts Sends, Receives and window binds and invalidations;
+ * RDMA Read/Write is the server's.  Anything else is refused, counted,
+ * and fails the connection (reconnection recovers).
  */
+static const struct rpcrdma_cq_ops clnt_cq_ops = {
+	.co_name = "client",
+	.co_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_BIND) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_INV),
+	.co_recv = reap_recv,
+	.co_fail = reap_fail,
+};
+
+/* Handle what completed: how many completions (0: the CQ was empty). */
 static int reap(struct clnt_rdma *cr)
 {
-	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
-	int n, i, total = 0;
+	int n = rpcrdma_cq_reap(&cr->cr_x, &clnt_cq_ops, cr);
 
-	while ((n = rpcrdma_cq_poll(&cr->cr_x.rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
-		total += n;
-		for (i = 0; i < n; i++) {
-			struct rpcrdma_cqe *c = wcs[i].wc_ctx;
-			struct rpcrdma_rep *rep;
-
-			if (!wcs[i].wc_ok || !c)
-				RPCRDMA_DBG("client: completion of kind %d: %s",
-					    c ? (int)c->cq_kind : -1,
-					    wcs[i].wc_status);
-			switch (c ? c->cq_kind : (enum rpcrdma_cqe_kind)-1) {
-			case RPCRDMA_CQE_BIND:
-			case RPCRDMA_CQE_INV:
-				/* Window binds and invalidations: only
-				 * failures matter. */
-				if (!wcs[i].wc_ok)
-					reap_fail(cr, 0);
-				break;
-			case RPCRDMA_CQE_SEND:
-				rpcrdma_xprt_send_done(&cr->cr_x,
-					rpcrdma_container_of(c, struct rpcrdma_sendctx, sc_cqe),
-					wcs[i].wc_ok);
-				if (!wcs[i].wc_ok)
-					reap_fail(cr, 0);
-				break;
-			case RPCRDMA_CQE_RECV:
-				if (!wcs[i].wc_ok) {
-					reap_fail(cr, 0);
-					break;
-				}
-				rep = rpcrdma_container_of(c, struct rpcrdma_rep, rr_cqe);
-				pthread_mutex_lock(&cr->cr_x.rx_lock);
-				rep->rr_len = wcs[i].wc_byte_len;
-				handle_reply(cr, rep);
-				pthread_mutex_unlock(&cr->cr_x.rx_lock);
-				break;
-			default:
-				reap_fail(cr, 1);
-				break;
-			}
-		}
-	}
 	if (n < 0) {
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
 		cr_fail_all(cr, n);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		return n;
 	}
-	return total;
+	return n;
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
+#include "completion.h"
 #include "poller.h"
 #include "svc_drc.h"
 #include "svc_recv.h"
@@ -83,12 +84,20 @@ static void conn_fail(struct rpcrdma_xprt *x, int err)
 }
 
 /*
- * A completion no context can be recovered for (no wr_id, or a kind we
- * never post): nothing to hand it to.  Counted, and the connection
- * fails, alone: a receive or send slot may be lost with it.
+ * A completion failed the connection (first cause kept).  One no context
+ * can be recovered for (no wr_id, or a kind we never post) has nothing to
+ * hand it to: counted, and the connection fails, alone: a receive or send
+ * slot may be lost with it.
  */
-static void conn_unknown_cqe(struct rpcrdma_xprt *x, const struct rpcrdma_wc *wc)
+static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
 {
+	struct svc_rdma_conn *c = owner;
+	struct rpcrdma_xprt *x = &c->sc_x;
+
+	if (!unknown) {
+		conn_fail(x, -ECONNRESET);
+		return;
+	}
 	RPCRDMA_DBG("conn: completion of %s %d (%s) refused",
 		    wc->wc_ctx ? "unknown kind" : "no context",
 		    wc->wc_ctx ? (int)wc->wc_ctx->cq_kind : 0, wc->wc_status);
@@ -99,6 +108,25 @@ static void conn_unknown_cqe(struct rpcrdma_xprt *x, const struct rpcrdma_wc *wc
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
+/* A Receive completed: into the Call queue (reap lock held). */
+static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
+{
+	struct svc_rdma_conn *c = owner;
+
+	c->sc_queue[(c->sc_qhead + c->sc_qlen++) % c->sc_x.rx_ep.re_nrecv] = rep;
+}
+
+/* The server posts Sends, Receives and RDMA Read/Write chains. */
+static const struct rpcrdma_cq_ops conn_cq_ops = {
+	.co_name = "conn",
+	.co_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_MEMBER),
+	.co_recv = conn_cqe_recv,
+	.co_fail = conn_cqe_fail,
+};
+
 /*
  * Reap completions into the Call queue: how many completions, or a
  * negative errno.  The CQ is not armed here: that happens only on the way
@@ -106,52 +134,15 @@ static void conn_unknown_cqe(struct rpcrdma_xprt *x, const struct rpcrdma_wc *wc
  */
 static int conn_reap_locked(struct svc_rdma_conn *c)
 {
-	struct rpcrdma_wc wcs[RPCRDMA_WC_BATCH];
 	struct rpcrdma_xprt *x = &c->sc_x;
-	int n, i, total = 0;
+	int n = rpcrdma_cq_reap(x, &conn_cq_ops, c);
 
-	while ((n = rpcrdma_cq_poll(&x->rx_ep, wcs, RPCRDMA_WC_BATCH)) > 0) {
-		total += n;
-		for (i = 0; i < n; i++) {
-			struct rpcrdma_cqe *e = wcs[i].wc_ctx;
-			struct rpcrdma_rep *rep;
-
-			switch (e ? e->cq_kind : (enum rpcrdma_cqe_kind)-1) {
-			case RPCRDMA_CQE_SEND:
-				rpcrdma_xprt_send_done(x,
-					rpcrdma_container_of(e, struct rpcrdma_sendctx, sc_cqe),
-					wcs[i].wc_ok);
-				break;
-			case RPCRDMA_CQE_RW:
-			case RPCRDMA_CQE_RW_MEMBER:
-				/* The connection is marked failed before
-				 * the chain's waiter can see its failure. */
-				if (!wcs[i].wc_ok)
-					conn_fail(x, -ECONNRESET);
-				rpcrdma_rw_complete(e, wcs[i].wc_ok);
-				break;
-			case RPCRDMA_CQE_RECV:
-				if (!wcs[i].wc_ok) {
-					conn_fail(x, -ECONNRESET);
-					break;
-				}
-				rep = rpcrdma_container_of(e, struct rpcrdma_rep, rr_cqe);
-				rep->rr_len = wcs[i].wc_byte_len;
-				c->sc_queue[(c->sc_qhead + c->sc_qlen++) % x->rx_ep.re_nrecv] = rep;
-				break;
-			default:
-				conn_unknown_cqe(x, &wcs[i]);
-				break;
-			}
-		}
-	}
 	if (n < 0) {
 		pthread_mutex_lock(&x->rx_lock);
 		x->rx_dead = n;
 		pthread_mutex_unlock(&x->rx_lock);
-		return n;
 	}
-	return total;
+	return n;
 }
 
 /* Service threads reap one CQ from several threads: one at a time. */
