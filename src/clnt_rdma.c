@@ -188,13 +188,13 @@ static void reap_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
  * and fails the connection (reconnection recovers).
  */
 static const struct rpcrdma_cq_ops clnt_cq_ops = {
-	.co_name = "client",
-	.co_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
+	.cqo_name = "client",
+	.cqo_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_BIND) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_INV),
-	.co_recv = reap_recv,
-	.co_fail = reap_fail,
+	.cqo_recv = reap_recv,
+	.cqo_fail = reap_fail,
 };
 
 /* Handle what completed: how many completions (0: the CQ was empty). */

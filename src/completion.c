@@ -10,7 +10,7 @@ static int kind_posted(const struct rpcrdma_cq_ops *ops,
 		       const struct rpcrdma_cqe *c)
 {
 	return c && (unsigned int)c->cq_kind < 32 &&
-	       (ops->co_kinds & RPCRDMA_CQE_BIT(c->cq_kind));
+	       (ops->cqo_kinds & RPCRDMA_CQE_BIT(c->cq_kind));
 }
 
 static void dispatch(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,
@@ -20,10 +20,10 @@ static void dispatch(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,
 	struct rpcrdma_rep *rep;
 
 	if (!wc->wc_ok || !kind_posted(ops, c))
-		RPCRDMA_DBG("%s: completion of kind %d: %s", ops->co_name,
+		RPCRDMA_DBG("%s: completion of kind %d: %s", ops->cqo_name,
 			    c ? (int)c->cq_kind : -1, wc->wc_status);
 	if (!kind_posted(ops, c)) {
-		ops->co_fail(owner, wc, 1);
+		ops->cqo_fail(owner, wc, 1);
 		return;
 	}
 	switch (c->cq_kind) {
@@ -32,32 +32,32 @@ static void dispatch(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,
 			rpcrdma_container_of(c, struct rpcrdma_sendctx, sc_cqe),
 			wc->wc_ok);
 		if (!wc->wc_ok)
-			ops->co_fail(owner, wc, 0);
+			ops->cqo_fail(owner, wc, 0);
 		return;
 	case RPCRDMA_CQE_RECV:
 		if (!wc->wc_ok) {
-			ops->co_fail(owner, wc, 0);
+			ops->cqo_fail(owner, wc, 0);
 			return;
 		}
 		rep = rpcrdma_container_of(c, struct rpcrdma_rep, rr_cqe);
 		rep->rr_len = wc->wc_byte_len;
-		ops->co_recv(owner, rep);
+		ops->cqo_recv(owner, rep);
 		return;
 	case RPCRDMA_CQE_RW:
 	case RPCRDMA_CQE_RW_MEMBER:
 		/* The connection is marked failed before the chain's
 		 * waiter can see its failure. */
 		if (!wc->wc_ok)
-			ops->co_fail(owner, wc, 0);
+			ops->cqo_fail(owner, wc, 0);
 		rpcrdma_rw_complete(c, wc->wc_ok);
 		return;
 	case RPCRDMA_CQE_BIND:
 	case RPCRDMA_CQE_INV:
 		if (!wc->wc_ok)
-			ops->co_fail(owner, wc, 0);
+			ops->cqo_fail(owner, wc, 0);
 		return;
 	}
-	ops->co_fail(owner, wc, 1);	/* a kind added to verbs.h, not here */
+	ops->cqo_fail(owner, wc, 1);	/* a kind added to verbs.h, not here */
 }
 
 int rpcrdma_cq_reap(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,

@@ -13,23 +13,23 @@
 
 /* What one side does with its completions; a static const table per side. */
 struct rpcrdma_cq_ops {
-	const char *co_name;		/* "client", "conn": debug lines */
-	unsigned int co_kinds;		/* RPCRDMA_CQE_BIT()s of what it posts */
+	const char *cqo_name;		/* "client", "conn": debug lines */
+	unsigned int cqo_kinds;		/* RPCRDMA_CQE_BIT()s of what it posts */
 	/* A Receive completed; rep->rr_len holds its length. */
-	void (*co_recv)(void *owner, struct rpcrdma_rep *rep);
+	void (*cqo_recv)(void *owner, struct rpcrdma_rep *rep);
 	/*
 	 * The connection failed: a completion of a posted kind failed
 	 * (unknown 0), or one came that no handler takes (unknown 1).  Called
 	 * once per such completion; the side keeps the first cause.
 	 */
-	void (*co_fail)(void *owner, const struct rpcrdma_wc *wc, int unknown);
+	void (*cqo_fail)(void *owner, const struct rpcrdma_wc *wc, int unknown);
 };
 
 /*
  * Poll x's CQ dry and dispatch: how many completions (0: it was empty),
  * or the negative errno of the poll.  Send completions return their
  * context to the ring (rpcrdma_xprt_send_done), RDMA Read/Write ones reach
- * their chain's waiter (rpcrdma_rw_complete) after co_fail has marked the
+ * their chain's waiter (rpcrdma_rw_complete) after cqo_fail has marked the
  * connection failed; memory-window binds and invalidations matter only
  * when they fail.
  */

@@ -118,13 +118,13 @@ static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
 
 /* The server posts Sends, Receives and RDMA Read/Write chains. */
 static const struct rpcrdma_cq_ops conn_cq_ops = {
-	.co_name = "conn",
-	.co_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
+	.cqo_name = "conn",
+	.cqo_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_MEMBER),
-	.co_recv = conn_cqe_recv,
-	.co_fail = conn_cqe_fail,
+	.cqo_recv = conn_cqe_recv,
+	.cqo_fail = conn_cqe_fail,
 };
 
 /*
