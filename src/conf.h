@@ -120,6 +120,5 @@ void rpcrdma_conf_range(const struct rpcrdma_conf_key *k, char *buf, size_t len)
 void rpcrdma_conf_format(const struct rpcrdma_conf_key *k, uint64_t val,
 			 const char *str, char *buf, size_t len);
 const char *rpcrdma_conf_type_name(enum rpcrdma_conf_type t);
-const char *rpcrdma_conf_layer_name(enum rpcrdma_conf_layer l);
 
 #endif /* RPCRDMA_CONF_H */

@@ -19,15 +19,6 @@ const char *rpcrdma_conf_type_name(enum rpcrdma_conf_type t)
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
 
-const char *rpcrdma_conf_layer_name(enum rpcrdma_conf_layer l)
-{
-	static const char *const names[] = {
-		"default", "file", "conf.d", "device", "environment", "handle",
-	};
-
-	return (unsigned)l < sizeof(names) / sizeof(names[0]) ? names[l] : "?";
-}
-
 /* Microseconds per unit, largest first, as a duration is printed. */
 static const struct { const char *u; uint64_t us; } dur_units[] = {
 	{ "h", 3600000000ull }, { "m", 60000000ull }, { "s", 1000000ull },

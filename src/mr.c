@@ -110,8 +110,8 @@ void rpcrdma_mr_reap(struct rpcrdma_mr_table *t, uint64_t completed_seq)
 }
 
 /* A registration covering [addr, addr+len), user ones first. */
-int rpcrdma_mr_find(struct rpcrdma_mr_table *t, const void *addr, size_t len,
-		    struct rpcrdma_mr **mrp)
+static int rpcrdma_mr_find(struct rpcrdma_mr_table *t, const void *addr,
+			   size_t len, struct rpcrdma_mr **mrp)
 {
 	uintptr_t a = (uintptr_t)addr;
 	struct rpcrdma_mr *mr, *hit = NULL;

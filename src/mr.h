@@ -35,8 +35,6 @@ struct rpcrdma_mr *rpcrdma_mr_add_user(struct rpcrdma_mr_table *t,
 				       size_t len);
 int rpcrdma_mr_remove_user(struct rpcrdma_mr_table *t, struct rpcrdma_mr *mr);
 void rpcrdma_mr_reap(struct rpcrdma_mr_table *t, uint64_t completed_seq);
-int rpcrdma_mr_find(struct rpcrdma_mr_table *t, const void *addr, size_t len,
-		    struct rpcrdma_mr **mrp);
 int rpcrdma_mr_map(struct rpcrdma_mr_table *t, struct rpcrdma_ep *ep,
 		   const void *addr, size_t len, uint64_t seq,
 		   uint64_t completed_seq, uint32_t *lkey, int *hardway);

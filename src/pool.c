@@ -48,7 +48,8 @@ void rpcrdma_pool_fini(struct rpcrdma_pool *p)
 	p->pl_nunits = p->pl_used = 0;
 }
 
-uint32_t rpcrdma_pool_units(const struct rpcrdma_pool *p, size_t len)
+/* Units needed for len bytes; 0 for 0. */
+static uint32_t rpcrdma_pool_units(const struct rpcrdma_pool *p, size_t len)
 {
 	size_t n = (len + p->pl_unit - 1) / p->pl_unit;
 

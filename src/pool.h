@@ -23,8 +23,6 @@ struct rpcrdma_pool {
 /* A region of len bytes (the tail beyond a whole unit is never used). */
 int rpcrdma_pool_init(struct rpcrdma_pool *p, size_t len, uint32_t unit);
 void rpcrdma_pool_fini(struct rpcrdma_pool *p);
-/* Units needed for len bytes; 0 for 0. */
-uint32_t rpcrdma_pool_units(const struct rpcrdma_pool *p, size_t len);
 /* The first free run long enough for len bytes: 0 with its byte offset
  * at *offp, or -ENOSPC (also for len 0 or larger than the region). */
 int rpcrdma_pool_take(struct rpcrdma_pool *p, size_t len, size_t *offp);

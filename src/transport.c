@@ -340,8 +340,9 @@ int rpcrdma_deadline_passed(const struct timespec *deadline)
 }
 
 /*
- * Take a send context, waiting while the ring is empty (counted).  Without
- * a progress thread the waiter reaps completions itself.  Lock held.
+ * Take a send context, waiting while the ring is empty (counted): the
+ * waiter reaps completions itself through rx_reap (event-loop.md).  Lock
+ * held.
  */
 static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 {
@@ -354,13 +355,6 @@ static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 		if (idx >= 0)
 			return idx;
 		x->rx_stats.rs_empty_sendctx_q++;
-		if (!x->rx_reap) {
-			if (pthread_cond_timedwait(&x->rx_sendctx_cond,
-						   &x->rx_lock, deadline) ==
-			    ETIMEDOUT)
-				return -ETIMEDOUT;
-			continue;
-		}
 		if (rpcrdma_deadline_passed(deadline))
 			return -ETIMEDOUT;
 		pthread_mutex_unlock(&x->rx_lock);
@@ -572,22 +566,14 @@ int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 	while (x->rx_completed_seq < seq && !x->rx_dead) {
 		if (!waited++)
 			x->rx_stats.rs_reply_waits_for_send++;
-		if (x->rx_reap) {
-			/* Reaping ourselves, we must watch the clock. */
-			if (rpcrdma_deadline_passed(deadline)) {
-				rc = -ETIMEDOUT;
-				break;
-			}
-			pthread_mutex_unlock(&x->rx_lock);
-			x->rx_reap(x->rx_reap_arg);
-			pthread_mutex_lock(&x->rx_lock);
-			continue;
-		}
-		if (pthread_cond_timedwait(&x->rx_sendctx_cond, &x->rx_lock,
-					   deadline) == ETIMEDOUT) {
+		/* Reaping ourselves, we must watch the clock. */
+		if (rpcrdma_deadline_passed(deadline)) {
 			rc = -ETIMEDOUT;
 			break;
 		}
+		pthread_mutex_unlock(&x->rx_lock);
+		x->rx_reap(x->rx_reap_arg);
+		pthread_mutex_lock(&x->rx_lock);
 	}
 	pthread_mutex_unlock(&x->rx_lock);
 	return rc;

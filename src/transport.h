@@ -41,9 +41,11 @@ struct rpcrdma_xprt {
 	uint32_t rx_rd_used;		/* RDMA Reads posted, not known complete */
 	uint32_t rx_nrw;		/* room to set aside at setup (server) */
 	/*
-	 * Without a progress thread (the server), a sender that finds every
-	 * send context in use must reap Send completions itself; rx_reap
+	 * Completions are reaped by the threads that wait for them (no
+	 * progress thread polls a CQ), so a sender that finds every send
+	 * context in use, or waits for a Send, reaps through rx_reap: it
 	 * waits a little for completions and reaps them, lock not held.
+	 * Both sides set it (src/event-loop.md).
 	 */
 	void (*rx_reap)(void *arg);
 	void *rx_reap_arg;

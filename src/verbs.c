@@ -566,11 +566,6 @@ int rpcrdma_pd_free(struct ibv_pd *pd)
 	return rc > 0 ? -rc : rc;
 }
 
-struct ibv_context *rpcrdma_pd_verbs(const struct ibv_pd *pd)
-{
-	return pd->context;
-}
-
 struct ibv_mr *rpcrdma_pd_reg(struct ibv_pd *pd, void *addr, size_t len)
 {
 	return ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
@@ -707,17 +702,6 @@ int rpcrdma_mw_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw)
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep)
 {
 	return -ibv_req_notify_cq(ep->re_cq, 0);
-}
-
-/*
- * Consume every pending completion event (acked in one call: acking takes
- * a lock) and re-arm, before the caller drains the CQ, so a completion
- * that arrives meanwhile still makes the channel readable.
- */
-int rpcrdma_cq_rearm(struct rpcrdma_ep *ep)
-{
-	rpcrdma_cq_drain_events(ep);
-	return rpcrdma_cq_arm(ep);
 }
 
 /* Consume pending completion events without arming: 1 if there were. */

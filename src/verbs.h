@@ -170,7 +170,6 @@ struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
 /* A protection domain several endpoints of one device share (svc_pool.c). */
 struct ibv_pd *rpcrdma_pd_alloc(struct ibv_context *verbs);
 int rpcrdma_pd_free(struct ibv_pd *pd);
-struct ibv_context *rpcrdma_pd_verbs(const struct ibv_pd *pd);
 /* Local write access only, as rpcrdma_reg_mem, on a given PD. */
 struct ibv_mr *rpcrdma_pd_reg(struct ibv_pd *pd, void *addr, size_t len);
 /* What a registration covers, and on which PD. */
@@ -195,7 +194,6 @@ int rpcrdma_mw_bind(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
 /* Post a signaled local invalidation of the current binding. */
 int rpcrdma_mw_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw);
 int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
-int rpcrdma_cq_rearm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);
 int rpcrdma_cq_drain_events(struct rpcrdma_ep *ep);
 int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms);
