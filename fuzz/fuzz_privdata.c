@@ -30,8 +30,8 @@ static uint32_t expect_size(uint32_t want)
 
 static bool same(const struct rpcrdma_cm_private *a, const struct rpcrdma_cm_private *b)
 {
-	return a->cp_send_size == b->cp_send_size && a->cp_recv_size == b->cp_recv_size &&
-	       a->cp_remote_inv == b->cp_remote_inv;
+	return a->pv_send_size == b->pv_send_size && a->pv_recv_size == b->pv_recv_size &&
+	       a->pv_remote_inv == b->pv_remote_inv;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,16 +45,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	rc = rpcrdma_cm_private_decode(data, size, &p);
 	FUZZ_CHECK(rc == 0 || rc == -ENOMSG);
-	check_size(p.cp_send_size);
-	check_size(p.cp_recv_size);
+	check_size(p.pv_send_size);
+	check_size(p.pv_recv_size);
 	if (rc) {
-		FUZZ_CHECK(p.cp_send_size == RPCRDMA_DEFAULT_INLINE &&
-			   p.cp_recv_size == RPCRDMA_DEFAULT_INLINE &&
-			   !p.cp_remote_inv);
+		FUZZ_CHECK(p.pv_send_size == RPCRDMA_DEFAULT_INLINE &&
+			   p.pv_recv_size == RPCRDMA_DEFAULT_INLINE &&
+			   !p.pv_remote_inv);
 	} else {
 		FUZZ_CHECK(size >= RPCRDMA_CM_PRIVATE_LEN);
-		FUZZ_CHECK(rpcrdma_cm_private_encode(enc, sizeof(enc), p.cp_send_size,
-						     p.cp_recv_size, p.cp_remote_inv) ==
+		FUZZ_CHECK(rpcrdma_cm_private_encode(enc, sizeof(enc), p.pv_send_size,
+						     p.pv_recv_size, p.pv_remote_inv) ==
 			   RPCRDMA_CM_PRIVATE_LEN);
 		/* Byte for byte but the reserved flag bits, which we ignore. */
 		FUZZ_CHECK(memcmp(enc, data, 5) == 0);
@@ -78,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rpcrdma_cm_private_encode(enc, sizeof(enc), s, r, inv) ==
 		   RPCRDMA_CM_PRIVATE_LEN);
 	FUZZ_CHECK(rpcrdma_cm_private_decode(enc, sizeof(enc), &q) == 0);
-	FUZZ_CHECK(q.cp_send_size == expect_size(s));
-	FUZZ_CHECK(q.cp_recv_size == expect_size(r));
-	FUZZ_CHECK(q.cp_remote_inv == inv);
+	FUZZ_CHECK(q.pv_send_size == expect_size(s));
+	FUZZ_CHECK(q.pv_recv_size == expect_size(r));
+	FUZZ_CHECK(q.pv_remote_inv == inv);
 	return 0;
 }

@@ -261,9 +261,9 @@ int rpcrdma_plan_sges(enum rpcrdma_chunktype type, const void *hdr,
 		if ((uint64_t)hdrlen + xb->xb_len > UINT32_MAX)
 			return -EMSGSIZE;
 		plan->sp_nsge = 1;
-		plan->sp_sge[0].ps_addr = NULL;
-		plan->sp_sge[0].ps_len = hdrlen + xb->xb_len;
-		plan->sp_sge[0].ps_src = RPCRDMA_PS_HDR;
+		plan->sp_sge[0].pg_addr = NULL;
+		plan->sp_sge[0].pg_len = hdrlen + xb->xb_len;
+		plan->sp_sge[0].pg_src = RPCRDMA_PS_HDR;
 		return 0;
 	case RPCRDMA_READCH:
 	case RPCRDMA_AREADCH:
@@ -275,9 +275,9 @@ int rpcrdma_plan_sges(enum rpcrdma_chunktype type, const void *hdr,
 	}
 
 	plan->sp_nsge = 1;
-	plan->sp_sge[0].ps_addr = hdr;
-	plan->sp_sge[0].ps_len = hdrlen;
-	plan->sp_sge[0].ps_src = RPCRDMA_PS_HDR;
+	plan->sp_sge[0].pg_addr = hdr;
+	plan->sp_sge[0].pg_len = hdrlen;
+	plan->sp_sge[0].pg_src = RPCRDMA_PS_HDR;
 	for (i = 0; i < xb->xb_nsegs; i++) {
 		const struct rpcrdma_xdr_seg *seg = &xb->xb_segs[i];
 
@@ -285,9 +285,9 @@ int rpcrdma_plan_sges(enum rpcrdma_chunktype type, const void *hdr,
 		if (!seg->xs_len)
 			continue;
 		ps = &plan->sp_sge[plan->sp_nsge++];
-		ps->ps_addr = seg->xs_base;
-		ps->ps_len = seg->xs_len;
-		ps->ps_src = seg->xs_ref ? RPCRDMA_PS_CALLER : RPCRDMA_PS_SCRATCH;
+		ps->pg_addr = seg->xs_base;
+		ps->pg_len = seg->xs_len;
+		ps->pg_src = seg->xs_ref ? RPCRDMA_PS_CALLER : RPCRDMA_PS_SCRATCH;
 	}
 	return 0;
 }

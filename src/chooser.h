@@ -106,9 +106,9 @@ enum rpcrdma_sge_src {
 };
 
 struct rpcrdma_plan_sge {
-	const void *ps_addr;	/* NULL for pull-up: the send buffer, caller's */
-	uint32_t ps_len;
-	enum rpcrdma_sge_src ps_src;
+	const void *pg_addr;	/* NULL for pull-up: the send buffer, caller's */
+	uint32_t pg_len;
+	enum rpcrdma_sge_src pg_src;
 };
 
 /* A gather list to be turned into ibv_sge by the verbs layer. */
@@ -120,7 +120,7 @@ struct rpcrdma_sge_plan {
 /*
  * Plan the SGEs of a Send of type @type: INLINE and MAPPED give the header
  * then one SGE per non-empty segment, in order, merging nothing; PULLUP
- * gives one SGE of the total length with ps_addr NULL.  Returns 0;
+ * gives one SGE of the total length with pg_addr NULL.  Returns 0;
  * -EINVAL for a missing header or an unknown type; -EOPNOTSUPP for the
  * chunk types (not planned here yet); -EMSGSIZE if a pull-up total
  * overflows 32 bits.

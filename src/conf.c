@@ -271,11 +271,11 @@ static int value_of(char *v, char **out)
 }
 
 struct parse_state {
-	const char *ps_name;		/* kept file name */
-	unsigned int ps_line;
-	enum rpcrdma_conf_layer ps_layer;
-	unsigned int ps_section;	/* 0 global, RPCRDMA_CS_*, ~0u: ignored */
-	char ps_device[64];
+	const char *pst_name;		/* kept file name */
+	unsigned int pst_line;
+	enum rpcrdma_conf_layer pst_layer;
+	unsigned int pst_section;	/* 0 global, RPCRDMA_CS_*, ~0u: ignored */
+	char pst_device[64];
 };
 
 static const char *section_name(unsigned int s)
@@ -303,27 +303,27 @@ static void parse_section(struct rpcrdma_conf *c, struct parse_state *ps,
 			arg++;
 		}
 		if (!*arg || strcspn(arg, " \t\"") != strlen(arg) ||
-		    strlen(arg) >= sizeof(ps->ps_device)) {
+		    strlen(arg) >= sizeof(ps->pst_device)) {
 			diag(c, true, "%s:%u: [device NAME] needs one device name, "
-			     "as ibv_devices(1) shows it", ps->ps_name, ps->ps_line);
-			ps->ps_section = ~0u;
+			     "as ibv_devices(1) shows it", ps->pst_name, ps->pst_line);
+			ps->pst_section = ~0u;
 			return;
 		}
-		strcpy(ps->ps_device, arg);
-		ps->ps_section = RPCRDMA_CS_DEVICE;
+		strcpy(ps->pst_device, arg);
+		ps->pst_section = RPCRDMA_CS_DEVICE;
 		return;
 	}
-	ps->ps_section = !strcasecmp(word, "global") ? 0 :
+	ps->pst_section = !strcasecmp(word, "global") ? 0 :
 			 !strcasecmp(word, "client") ? RPCRDMA_CS_CLIENT :
 			 !strcasecmp(word, "server") ? RPCRDMA_CS_SERVER : ~0u;
-	if (ps->ps_section != ~0u && *arg) {
-		diag(c, true, "%s:%u: [%s] takes no name", ps->ps_name,
-		     ps->ps_line, word);
-		ps->ps_section = ~0u;
-	} else if (ps->ps_section == ~0u) {
+	if (ps->pst_section != ~0u && *arg) {
+		diag(c, true, "%s:%u: [%s] takes no name", ps->pst_name,
+		     ps->pst_line, word);
+		ps->pst_section = ~0u;
+	} else if (ps->pst_section == ~0u) {
 		near = closest(names, 4, sizeof(names[0]), word);
 		diag(c, false, "%s:%u: unknown section [%s]%s%s%s; its keys are ignored",
-		     ps->ps_name, ps->ps_line, word, near ? " (did you mean [" : "",
+		     ps->pst_name, ps->pst_line, word, near ? " (did you mean [" : "",
 		     near ? near : "", near ? "]?)" : "");
 	}
 }
@@ -342,49 +342,49 @@ static void parse_setting(struct rpcrdma_conf *c, struct parse_state *ps,
 	key = trim(line);
 	if (!*key || value_of(eq + 1, &val)) {
 		diag(c, true, "%s:%u: syntax error: expected 'key = value' or '[section]'",
-		     ps->ps_name, ps->ps_line);
+		     ps->pst_name, ps->pst_line);
 		return;
 	}
-	if (ps->ps_section == ~0u)
+	if (ps->pst_section == ~0u)
 		return;
 	i = rpcrdma_conf_key_index(c, key);
 	if (i < 0) {
 		near = rpcrdma_conf_suggest(c->c_keys, c->c_nkeys, key);
-		diag(c, false, "%s:%u: unknown key '%s'%s%s%s; ignored", ps->ps_name,
-		     ps->ps_line, key, near ? " (did you mean '" : "",
+		diag(c, false, "%s:%u: unknown key '%s'%s%s%s; ignored", ps->pst_name,
+		     ps->pst_line, key, near ? " (did you mean '" : "",
 		     near ? near : "", near ? "'?)" : "");
 		return;
 	}
 	k = &c->c_keys[i];
-	if (ps->ps_section && !(k->ck_where & ps->ps_section)) {
+	if (ps->pst_section && !(k->ck_where & ps->pst_section)) {
 		diag(c, false, "%s:%u: %s cannot be set in a [%s] section%s; ignored",
-		     ps->ps_name, ps->ps_line, k->ck_name, section_name(ps->ps_section),
-		     ps->ps_section == RPCRDMA_CS_DEVICE ?
+		     ps->pst_name, ps->pst_line, k->ck_name, section_name(ps->pst_section),
+		     ps->pst_section == RPCRDMA_CS_DEVICE ?
 		     " (it is used before the device is known)" :
 		     k->ck_where & RPCRDMA_CS_CLIENT ? " (clients only)" :
 		     " (servers only)");
 		return;
 	}
 	if (!*val && k->ck_type != RPCRDMA_CT_STRING) {
-		diag(c, true, "%s:%u: %s: no value", ps->ps_name, ps->ps_line,
+		diag(c, true, "%s:%u: %s: no value", ps->pst_name, ps->pst_line,
 		     k->ck_name);
 		return;
 	}
 	if (rpcrdma_conf_parse_value(k, val, &v, err, sizeof(err))) {
-		diag(c, true, "%s:%u: %s = %s: %s", ps->ps_name, ps->ps_line,
+		diag(c, true, "%s:%u: %s = %s: %s", ps->pst_name, ps->pst_line,
 		     k->ck_name, val, err);
 		return;
 	}
 	memset(&e, 0, sizeof(e));
 	e.e_key = (size_t)i;
-	e.e_layer = ps->ps_layer;
-	e.e_section = ps->ps_section;
+	e.e_layer = ps->pst_layer;
+	e.e_section = ps->pst_section;
 	e.e_val = v;
-	e.e_file = ps->ps_name;
-	e.e_line = ps->ps_line;
-	if (add_entry(c, &e, ps->ps_section == RPCRDMA_CS_DEVICE ? ps->ps_device :
+	e.e_file = ps->pst_name;
+	e.e_line = ps->pst_line;
+	if (add_entry(c, &e, ps->pst_section == RPCRDMA_CS_DEVICE ? ps->pst_device :
 		      NULL, k->ck_type == RPCRDMA_CT_STRING ? val : NULL))
-		diag(c, true, "%s:%u: out of memory", ps->ps_name, ps->ps_line);
+		diag(c, true, "%s:%u: out of memory", ps->pst_name, ps->pst_line);
 }
 
 unsigned int rpcrdma_conf_parse(struct rpcrdma_conf *c, const char *name,
@@ -395,10 +395,10 @@ unsigned int rpcrdma_conf_parse(struct rpcrdma_conf *c, const char *name,
 	char *copy, *line, *next, *s, *eq;
 
 	memset(&ps, 0, sizeof(ps));
-	ps.ps_layer = layer;
-	ps.ps_name = keep_name(c, name);
+	ps.pst_layer = layer;
+	ps.pst_name = keep_name(c, name);
 	copy = strdup(text);
-	if (!ps.ps_name || !copy) {
+	if (!ps.pst_name || !copy) {
 		free(copy);
 		diag(c, true, "%s: out of memory", name);
 		return c->c_errors - before;
@@ -407,7 +407,7 @@ unsigned int rpcrdma_conf_parse(struct rpcrdma_conf *c, const char *name,
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		ps.ps_line++;
+		ps.pst_line++;
 		s = trim(line);
 		if (!*s || *s == '#' || *s == ';')
 			continue;
@@ -416,8 +416,8 @@ unsigned int rpcrdma_conf_parse(struct rpcrdma_conf *c, const char *name,
 
 			if (s[n - 1] != ']') {
 				diag(c, true, "%s:%u: syntax error: a section header "
-				     "must end with ']'", ps.ps_name, ps.ps_line);
-				ps.ps_section = ~0u;
+				     "must end with ']'", ps.pst_name, ps.pst_line);
+				ps.pst_section = ~0u;
 				continue;
 			}
 			s[n - 1] = '\0';
@@ -427,7 +427,7 @@ unsigned int rpcrdma_conf_parse(struct rpcrdma_conf *c, const char *name,
 		eq = strchr(s, '=');
 		if (!eq) {
 			diag(c, true, "%s:%u: syntax error: expected 'key = value' "
-			     "or '[section]'", ps.ps_name, ps.ps_line);
+			     "or '[section]'", ps.pst_name, ps.pst_line);
 			continue;
 		}
 		parse_setting(c, &ps, s, eq);

@@ -13,11 +13,11 @@
 #define RPCRDMA_POOL_UNIT	(64u << 10)
 
 struct rpcrdma_pool {
-	uint64_t *pl_map;	/* one bit per unit, set: in use */
-	uint32_t pl_nunits;
-	uint32_t pl_unit;	/* bytes per unit */
-	uint32_t pl_used;	/* units in use */
-	uint32_t pl_hint;	/* first unit that may be free */
+	uint64_t *bm_map;	/* one bit per unit, set: in use */
+	uint32_t bm_nunits;
+	uint32_t bm_unit;	/* bytes per unit */
+	uint32_t bm_used;	/* units in use */
+	uint32_t bm_hint;	/* first unit that may be free */
 };
 
 /* A region of len bytes (the tail beyond a whole unit is never used). */

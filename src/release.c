@@ -10,17 +10,17 @@
 
 int rpcrdma_relq_init(struct rpcrdma_relq *q, uint32_t cap)
 {
-	q->rq_head = q->rq_len = 0;
-	q->rq_cap = cap;
-	q->rq_ents = cap ? calloc(cap, sizeof(*q->rq_ents)) : NULL;
-	return cap && !q->rq_ents ? -ENOMEM : 0;
+	q->rlq_head = q->rlq_len = 0;
+	q->rlq_cap = cap;
+	q->rlq_ents = cap ? calloc(cap, sizeof(*q->rlq_ents)) : NULL;
+	return cap && !q->rlq_ents ? -ENOMEM : 0;
 }
 
 void rpcrdma_relq_fini(struct rpcrdma_relq *q)
 {
-	free(q->rq_ents);
-	q->rq_ents = NULL;
-	q->rq_cap = q->rq_len = 0;
+	free(q->rlq_ents);
+	q->rlq_ents = NULL;
+	q->rlq_cap = q->rlq_len = 0;
 }
 
 int rpcrdma_relq_push(struct rpcrdma_relq *q, uint64_t seq,
@@ -28,9 +28,9 @@ int rpcrdma_relq_push(struct rpcrdma_relq *q, uint64_t seq,
 {
 	struct rpcrdma_release *r;
 
-	if (q->rq_len == q->rq_cap)
+	if (q->rlq_len == q->rlq_cap)
 		return -ENOSPC;
-	r = &q->rq_ents[(q->rq_head + q->rq_len++) % q->rq_cap];
+	r = &q->rlq_ents[(q->rlq_head + q->rlq_len++) % q->rlq_cap];
 	r->rl_seq = seq;
 	r->rl_fn = fn;
 	r->rl_arg = arg;
@@ -39,18 +39,18 @@ int rpcrdma_relq_push(struct rpcrdma_relq *q, uint64_t seq,
 
 bool rpcrdma_relq_pop(struct rpcrdma_relq *q, struct rpcrdma_release *out)
 {
-	if (!q->rq_len)
+	if (!q->rlq_len)
 		return false;
-	*out = q->rq_ents[q->rq_head];
-	q->rq_head = (q->rq_head + 1) % q->rq_cap;
-	q->rq_len--;
+	*out = q->rlq_ents[q->rlq_head];
+	q->rlq_head = (q->rlq_head + 1) % q->rlq_cap;
+	q->rlq_len--;
 	return true;
 }
 
 bool rpcrdma_relq_pop_due(struct rpcrdma_relq *q, uint64_t completed,
 			  struct rpcrdma_release *out)
 {
-	if (!q->rq_len || q->rq_ents[q->rq_head].rl_seq > completed)
+	if (!q->rlq_len || q->rlq_ents[q->rlq_head].rl_seq > completed)
 		return false;
 	return rpcrdma_relq_pop(q, out);
 }

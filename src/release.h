@@ -19,10 +19,10 @@ struct rpcrdma_release {
 };
 
 struct rpcrdma_relq {
-	struct rpcrdma_release *rq_ents;
-	uint32_t rq_cap;
-	uint32_t rq_head;		/* oldest entry */
-	uint32_t rq_len;
+	struct rpcrdma_release *rlq_ents;
+	uint32_t rlq_cap;
+	uint32_t rlq_head;		/* oldest entry */
+	uint32_t rlq_len;
 };
 
 /* Room for cap entries, allocated now: pushing never allocates. */

@@ -426,17 +426,17 @@ int rpcrdma_cm_private_decode(const void *buf, size_t len,
 	const uint8_t *b = buf;
 	uint32_t magic = 0;
 
-	p->cp_send_size = RPCRDMA_DEFAULT_INLINE;
-	p->cp_recv_size = RPCRDMA_DEFAULT_INLINE;
-	p->cp_remote_inv = false;
+	p->pv_send_size = RPCRDMA_DEFAULT_INLINE;
+	p->pv_recv_size = RPCRDMA_DEFAULT_INLINE;
+	p->pv_remote_inv = false;
 
 	if (!buf || len < RPCRDMA_CM_PRIVATE_LEN)
 		return -ENOMSG;
 	if (rd_u32(&r, &magic) || magic != RPCRDMA_CM_MAGIC || b[4] != RPCRDMA_CM_VERSION)
 		return -ENOMSG;
 	/* Reserved flag bits are ignored on receipt. */
-	p->cp_remote_inv = (b[5] & RPCRDMA_CM_F_REMOTE_INV) != 0;
-	p->cp_send_size = cm_size_decode(b[6]);
-	p->cp_recv_size = cm_size_decode(b[7]);
+	p->pv_remote_inv = (b[5] & RPCRDMA_CM_F_REMOTE_INV) != 0;
+	p->pv_send_size = cm_size_decode(b[6]);
+	p->pv_recv_size = cm_size_decode(b[7]);
 	return 0;
 }

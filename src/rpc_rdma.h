@@ -188,9 +188,9 @@ ssize_t rpcrdma_encode_error(void *buf, size_t len, uint32_t xid,
 #define RPCRDMA_CM_MAX_INLINE	(256 * 1024)
 
 struct rpcrdma_cm_private {
-	uint32_t cp_send_size;		/* largest Send the sender will post */
-	uint32_t cp_recv_size;		/* largest Send the sender can receive */
-	bool cp_remote_inv;		/* sender accepts Send With Invalidate */
+	uint32_t pv_send_size;		/* largest Send the sender will post */
+	uint32_t pv_recv_size;		/* largest Send the sender can receive */
+	bool pv_remote_inv;		/* sender accepts Send With Invalidate */
 };
 
 /*

@@ -9,18 +9,18 @@
 #include <stdbool.h>
 
 /*
- * Slots sc_tail .. sc_head-1 (mod sc_size) are in use, oldest first; the
- * last sc_undecided of them were handed out by get() but not yet posted
+ * Slots sr_tail .. sr_head-1 (mod sr_size) are in use, oldest first; the
+ * last sr_undecided of them were handed out by get() but not yet posted
  * (needs_signal() not yet called for them).
  */
 struct rpcrdma_sendctx_ring {
-	unsigned int sc_size;		/* contexts in the ring */
-	unsigned int sc_signal_every;	/* signal at least one Send in N */
-	unsigned int sc_head;		/* next index get() hands out */
-	unsigned int sc_tail;		/* oldest index in use */
-	unsigned int sc_in_use;
-	unsigned int sc_undecided;	/* handed out, not yet posted */
-	unsigned int sc_unsignaled;	/* Sends posted since the last signaled one */
+	unsigned int sr_size;		/* contexts in the ring */
+	unsigned int sr_signal_every;	/* signal at least one Send in N */
+	unsigned int sr_head;		/* next index get() hands out */
+	unsigned int sr_tail;		/* oldest index in use */
+	unsigned int sr_in_use;
+	unsigned int sr_undecided;	/* handed out, not yet posted */
+	unsigned int sr_unsignaled;	/* Sends posted since the last signaled one */
 };
 
 /* Returns 0, or -EINVAL if @size or @signal_every is 0. */

@@ -190,8 +190,8 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 	struct rpcrdma_cm_private p;
 
 	rpcrdma_cm_private_decode(pdata, len, &p);
-	x->rx_send_max = p.cp_recv_size < x->rx_opts.ro_inline_send ?
-			 p.cp_recv_size : x->rx_opts.ro_inline_send;
+	x->rx_send_max = p.pv_recv_size < x->rx_opts.ro_inline_send ?
+			 p.pv_recv_size : x->rx_opts.ro_inline_send;
 }
 
 int rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
@@ -291,12 +291,12 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 	for (i = 0; i < pl->sp_nsge; i++) {
 		const struct rpcrdma_plan_sge *ps = &pl->sp_sge[i];
 
-		sg[i].sg_len = ps->ps_len;
+		sg[i].sg_len = ps->pg_len;
 		sg[i].sg_lkey = 0;
-		sg[i].sg_addr = (uintptr_t)ps->ps_addr;
+		sg[i].sg_addr = (uintptr_t)ps->pg_addr;
 		if (inline_data)
 			continue;
-		switch (ps->ps_src) {
+		switch (ps->pg_src) {
 		case RPCRDMA_PS_HDR:
 			sg[i].sg_addr = (uintptr_t)sc->sc_buf;
 			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
@@ -309,16 +309,16 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 			 * still referenced once we return.  They always fit:
 			 * the whole message is within the send buffer size.
 			 */
-			if (*off + ps->ps_len > x->rx_ep.re_send_size)
+			if (*off + ps->pg_len > x->rx_ep.re_send_size)
 				return -ENOENT;
-			memcpy(sc->sc_buf + *off, ps->ps_addr, ps->ps_len);
+			memcpy(sc->sc_buf + *off, ps->pg_addr, ps->pg_len);
 			sg[i].sg_addr = (uintptr_t)(sc->sc_buf + *off);
 			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
-			*off += ps->ps_len;
+			*off += ps->pg_len;
 			break;
 		case RPCRDMA_PS_CALLER:
-			rc = rpcrdma_mr_map(&x->rx_mrs, &x->rx_ep, ps->ps_addr,
-					    ps->ps_len, seq, x->rx_completed_seq,
+			rc = rpcrdma_mr_map(&x->rx_mrs, &x->rx_ep, ps->pg_addr,
+					    ps->pg_len, seq, x->rx_completed_seq,
 					    &sg[i].sg_lkey, &hard);
 			if (rc)
 				return rc;

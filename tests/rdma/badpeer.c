@@ -687,7 +687,7 @@ static void check_server_private(void)
 		return;
 	}
 	result(rpcrdma_cm_private_decode(pd, len, &p) == 0 &&
-	       p.cp_send_size == BAD_BUF && p.cp_recv_size == BAD_BUF &&
+	       p.pv_send_size == BAD_BUF && p.pv_recv_size == BAD_BUF &&
 	       pd[5] == 0,
 	       "server private data %02x%02x%02x%02x %02x %02x %02x %02x",
 	       pd[0], pd[1], pd[2], pd[3], pd[4], pd[5], pd[6], pd[7]);

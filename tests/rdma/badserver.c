@@ -259,8 +259,8 @@ static void accept_next(struct rdma_cm_id *listen_id)
 		rpcrdma_cm_private_decode(bs_id->event->param.conn.private_data,
 					  bs_id->event->param.conn.private_data_len,
 					  &peer);
-		printf("# client offers send %u recv %u\n", peer.cp_send_size,
-		       peer.cp_recv_size);
+		printf("# client offers send %u recv %u\n", peer.pv_send_size,
+		       peer.pv_recv_size);
 		init_qp_attr(&attr);
 		if (rdma_create_qp(bs_id, NULL, &attr))
 			die("rdma_create_qp: %s", strerror(errno));

@@ -232,10 +232,10 @@ static void check_concat(const struct rpcrdma_sge_plan *pl,
 						 sizeof(want) - HDR),
 			 (ssize_t)rpcrdma_xdrbuf_len(xb));
 	for (i = 0; i < pl->sp_nsge; i++) {
-		ck_assert_uint_gt(pl->sp_sge[i].ps_len, 0);
-		ck_assert_uint_le(off + pl->sp_sge[i].ps_len, sizeof(got));
-		memcpy(got + off, pl->sp_sge[i].ps_addr, pl->sp_sge[i].ps_len);
-		off += pl->sp_sge[i].ps_len;
+		ck_assert_uint_gt(pl->sp_sge[i].pg_len, 0);
+		ck_assert_uint_le(off + pl->sp_sge[i].pg_len, sizeof(got));
+		memcpy(got + off, pl->sp_sge[i].pg_addr, pl->sp_sge[i].pg_len);
+		off += pl->sp_sge[i].pg_len;
 	}
 	ck_assert_uint_eq(off, len);
 	ck_assert_mem_eq(got, want, len);
@@ -246,17 +246,17 @@ static void check_sources(const struct rpcrdma_sge_plan *pl)
 {
 	unsigned int i;
 
-	ck_assert_ptr_eq(pl->sp_sge[0].ps_addr, hdr);
-	ck_assert_int_eq(pl->sp_sge[0].ps_src, RPCRDMA_PS_HDR);
+	ck_assert_ptr_eq(pl->sp_sge[0].pg_addr, hdr);
+	ck_assert_int_eq(pl->sp_sge[0].pg_src, RPCRDMA_PS_HDR);
 	for (i = 1; i < pl->sp_nsge; i++) {
-		const char *a = pl->sp_sge[i].ps_addr;
+		const char *a = pl->sp_sge[i].pg_addr;
 		bool in_scratch = a >= scratch && a < scratch + sizeof(scratch);
 		bool in_payload = a >= payload && a < payload + sizeof(payload);
 
-		if (pl->sp_sge[i].ps_src == RPCRDMA_PS_SCRATCH)
+		if (pl->sp_sge[i].pg_src == RPCRDMA_PS_SCRATCH)
 			ck_assert(in_scratch);
 		else
-			ck_assert(pl->sp_sge[i].ps_src == RPCRDMA_PS_CALLER &&
+			ck_assert(pl->sp_sge[i].pg_src == RPCRDMA_PS_CALLER &&
 				  in_payload);
 	}
 }
@@ -287,14 +287,14 @@ START_TEST(plan_referenced)
 		memset(&pl, 0xa5, sizeof(pl));
 		ck_assert_int_eq(rpcrdma_plan_sges(gather[k], hdr, HDR, &xb, &pl), 0);
 		ck_assert_uint_eq(pl.sp_nsge, 4);
-		ck_assert_uint_eq(pl.sp_sge[0].ps_len, HDR);
-		ck_assert_int_eq(pl.sp_sge[1].ps_src, RPCRDMA_PS_SCRATCH);
-		ck_assert_uint_eq(pl.sp_sge[1].ps_len, 8);	/* 7, length */
-		ck_assert_int_eq(pl.sp_sge[2].ps_src, RPCRDMA_PS_CALLER);
-		ck_assert_ptr_eq(pl.sp_sge[2].ps_addr, payload);
-		ck_assert_uint_eq(pl.sp_sge[2].ps_len, 1501);
-		ck_assert_int_eq(pl.sp_sge[3].ps_src, RPCRDMA_PS_SCRATCH);
-		ck_assert_uint_eq(pl.sp_sge[3].ps_len, 3 + 4);	/* pad, 9 */
+		ck_assert_uint_eq(pl.sp_sge[0].pg_len, HDR);
+		ck_assert_int_eq(pl.sp_sge[1].pg_src, RPCRDMA_PS_SCRATCH);
+		ck_assert_uint_eq(pl.sp_sge[1].pg_len, 8);	/* 7, length */
+		ck_assert_int_eq(pl.sp_sge[2].pg_src, RPCRDMA_PS_CALLER);
+		ck_assert_ptr_eq(pl.sp_sge[2].pg_addr, payload);
+		ck_assert_uint_eq(pl.sp_sge[2].pg_len, 1501);
+		ck_assert_int_eq(pl.sp_sge[3].pg_src, RPCRDMA_PS_SCRATCH);
+		ck_assert_uint_eq(pl.sp_sge[3].pg_len, 3 + 4);	/* pad, 9 */
 		check_sources(&pl);
 		check_concat(&pl, &xb);
 	}
@@ -314,9 +314,9 @@ START_TEST(plan_referenced)
 	ck_assert_int_eq(rpcrdma_plan_sges(RPCRDMA_NOCH_PULLUP, hdr, HDR, &xb,
 					   &pl), 0);
 	ck_assert_uint_eq(pl.sp_nsge, 1);
-	ck_assert_ptr_null(pl.sp_sge[0].ps_addr);
-	ck_assert_uint_eq(pl.sp_sge[0].ps_len, HDR + 8 + 1501 + 7);
-	ck_assert_int_eq(pl.sp_sge[0].ps_src, RPCRDMA_PS_HDR);
+	ck_assert_ptr_null(pl.sp_sge[0].pg_addr);
+	ck_assert_uint_eq(pl.sp_sge[0].pg_len, HDR + 8 + 1501 + 7);
+	ck_assert_int_eq(pl.sp_sge[0].pg_src, RPCRDMA_PS_HDR);
 }
 END_TEST
 
@@ -333,8 +333,8 @@ START_TEST(plan_below_threshold)
 	ck_assert_int_eq(rpcrdma_plan_sges(RPCRDMA_NOCH_MAPPED, hdr, HDR, &xb,
 					   &pl), 0);
 	ck_assert_uint_eq(pl.sp_nsge, 2);
-	ck_assert_int_eq(pl.sp_sge[1].ps_src, RPCRDMA_PS_SCRATCH);
-	ck_assert_uint_eq(pl.sp_sge[1].ps_len, 4 + 4 + 1024 + 4);
+	ck_assert_int_eq(pl.sp_sge[1].pg_src, RPCRDMA_PS_SCRATCH);
+	ck_assert_uint_eq(pl.sp_sge[1].pg_len, 4 + 4 + 1024 + 4);
 	check_sources(&pl);
 	check_concat(&pl, &xb);
 	rpcrdma_msg_shape_of(&xb, HDR, false, &ms);

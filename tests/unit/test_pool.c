@@ -18,14 +18,14 @@ START_TEST(takes_whole_units_first_fit)
 	size_t a, b, c;
 
 	ck_assert_int_eq(rpcrdma_pool_init(&p, 10 * U + 100, U), 0);
-	ck_assert_uint_eq(p.pl_nunits, 10);	/* the tail is never used */
+	ck_assert_uint_eq(p.bm_nunits, 10);	/* the tail is never used */
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 1, &a), 0);
 	ck_assert_uint_eq(a, 0);
 	ck_assert_int_eq(rpcrdma_pool_take(&p, U + 1, &b), 0);
 	ck_assert_uint_eq(b, U);		/* two units, after a */
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 3 * U, &c), 0);
 	ck_assert_uint_eq(c, 3 * U);
-	ck_assert_uint_eq(p.pl_used, 6);
+	ck_assert_uint_eq(p.bm_used, 6);
 	rpcrdma_pool_give(&p, b, U + 1);
 	/* One unit fits the hole b left; four do not, they go after c. */
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 4 * U, &b), 0);
@@ -51,7 +51,7 @@ START_TEST(refuses_what_does_not_fit)
 	ck_assert_int_eq(rpcrdma_pool_take(&p, U, &a), 0);
 	ck_assert_uint_eq(a, 0);
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 3 * U, &a), -ENOSPC);
-	ck_assert_uint_eq(p.pl_used, 2);	/* nothing taken by the refusal */
+	ck_assert_uint_eq(p.bm_used, 2);	/* nothing taken by the refusal */
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 2 * U, &a), 0);
 	ck_assert_uint_eq(a, 2 * U);
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 1, &a), -ENOSPC);
@@ -75,7 +75,7 @@ START_TEST(fragmented_then_whole_again)
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 2 * U, &big), -ENOSPC);
 	for (i = 1; i < 8; i += 2)
 		rpcrdma_pool_give(&p, off[i], U);
-	ck_assert_uint_eq(p.pl_used, 0);
+	ck_assert_uint_eq(p.bm_used, 0);
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 8 * U, &big), 0);
 	ck_assert_uint_eq(big, 0);
 	rpcrdma_pool_fini(&p);
@@ -90,16 +90,16 @@ START_TEST(trim_gives_back_the_tail)
 	ck_assert_int_eq(rpcrdma_pool_init(&p, 8 * U, U), 0);
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 6 * U, &a), 0);
 	rpcrdma_pool_trim(&p, a, 6 * U, U + 1);	/* keeps two units */
-	ck_assert_uint_eq(p.pl_used, 2);
+	ck_assert_uint_eq(p.bm_used, 2);
 	ck_assert_int_eq(rpcrdma_pool_take(&p, 6 * U, &b), 0);
 	ck_assert_uint_eq(b, 2 * U);
 	/* The trimmed run gives back exactly what it kept. */
 	rpcrdma_pool_give(&p, a, U + 1);
-	ck_assert_uint_eq(p.pl_used, 6);
+	ck_assert_uint_eq(p.bm_used, 6);
 	rpcrdma_pool_trim(&p, b, 6 * U, 6 * U);	/* keeps everything */
-	ck_assert_uint_eq(p.pl_used, 6);
+	ck_assert_uint_eq(p.bm_used, 6);
 	rpcrdma_pool_give(&p, b, 6 * U);
-	ck_assert_uint_eq(p.pl_used, 0);
+	ck_assert_uint_eq(p.bm_used, 0);
 	rpcrdma_pool_fini(&p);
 }
 END_TEST

@@ -72,7 +72,7 @@ START_TEST(wraps)
 		seq--;			/* the refused one was not queued */
 		while (rpcrdma_relq_pop_due(&q, seq - 1, &r))
 			ck_assert_uint_eq(r.rl_seq, next++);
-		ck_assert_uint_eq(q.rq_len, 1);
+		ck_assert_uint_eq(q.rlq_len, 1);
 	}
 	ck_assert(rpcrdma_relq_pop(&q, &r));
 	ck_assert_uint_eq(r.rl_seq, next);
@@ -104,7 +104,7 @@ START_TEST(teardown_takes_all)
 		r.rl_fn(r.rl_arg, ECONNRESET);
 	for (i = 0; i < 5; i++)
 		ck_assert_int_eq(ran[i], i < 2 ? 1 : 100);
-	ck_assert_uint_eq(q.rq_len, 0);
+	ck_assert_uint_eq(q.rlq_len, 0);
 	rpcrdma_relq_fini(&q);
 }
 END_TEST

@@ -926,18 +926,18 @@ START_TEST(pd_wire_and_round_trip)
 			 RPCRDMA_CM_PRIVATE_LEN);
 	ck_assert_mem_eq(buf, want, sizeof(want));
 	ck_assert_int_eq(rpcrdma_cm_private_decode(buf, sizeof(buf), &p), 0);
-	ck_assert_uint_eq(p.cp_send_size, 4096);
-	ck_assert_uint_eq(p.cp_recv_size, 8192);
-	ck_assert(p.cp_remote_inv);
+	ck_assert_uint_eq(p.pv_send_size, 4096);
+	ck_assert_uint_eq(p.pv_recv_size, 8192);
+	ck_assert(p.pv_remote_inv);
 
 	ck_assert_int_eq(rpcrdma_cm_private_encode(buf, sizeof(buf), 1024,
 						   262144, false),
 			 RPCRDMA_CM_PRIVATE_LEN);
 	ck_assert_uint_eq(buf[5], 0);
 	ck_assert_int_eq(rpcrdma_cm_private_decode(buf, sizeof(buf), &p), 0);
-	ck_assert_uint_eq(p.cp_send_size, 1024);
-	ck_assert_uint_eq(p.cp_recv_size, 262144);
-	ck_assert(!p.cp_remote_inv);
+	ck_assert_uint_eq(p.pv_send_size, 1024);
+	ck_assert_uint_eq(p.pv_recv_size, 262144);
+	ck_assert(!p.pv_remote_inv);
 }
 END_TEST
 
@@ -960,17 +960,17 @@ START_TEST(pd_clamping)
 				 RPCRDMA_CM_PRIVATE_LEN);
 		ck_assert_int_eq(rpcrdma_cm_private_decode(buf, sizeof(buf),
 							   &p), 0);
-		ck_assert_uint_eq(p.cp_send_size, cases[i].out);
-		ck_assert_uint_eq(p.cp_recv_size, cases[i].out);
+		ck_assert_uint_eq(p.pv_send_size, cases[i].out);
+		ck_assert_uint_eq(p.pv_recv_size, cases[i].out);
 	}
 }
 END_TEST
 
 static void assert_defaults(const struct rpcrdma_cm_private *p)
 {
-	ck_assert_uint_eq(p->cp_send_size, RPCRDMA_DEFAULT_INLINE);
-	ck_assert_uint_eq(p->cp_recv_size, RPCRDMA_DEFAULT_INLINE);
-	ck_assert(!p->cp_remote_inv);
+	ck_assert_uint_eq(p->pv_send_size, RPCRDMA_DEFAULT_INLINE);
+	ck_assert_uint_eq(p->pv_recv_size, RPCRDMA_DEFAULT_INLINE);
+	ck_assert(!p->pv_remote_inv);
 }
 
 START_TEST(pd_unrecognised)
@@ -984,12 +984,12 @@ START_TEST(pd_unrecognised)
 						   8192, true),
 			 RPCRDMA_CM_PRIVATE_LEN);
 	ck_assert_int_eq(rpcrdma_cm_private_decode(buf, sizeof(buf), &p), 0);
-	ck_assert_uint_eq(p.cp_recv_size, 8192);
+	ck_assert_uint_eq(p.pv_recv_size, 8192);
 
 	/* reserved flag bits are ignored */
 	buf[5] = 0xfe;
 	ck_assert_int_eq(rpcrdma_cm_private_decode(buf, sizeof(buf), &p), 0);
-	ck_assert(!p.cp_remote_inv);
+	ck_assert(!p.pv_remote_inv);
 	buf[5] = 0x01;
 
 	for (len = 0; len < RPCRDMA_CM_PRIVATE_LEN; len++) {
