@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -795,4 +796,59 @@ out_destroy_ch:
 out_free_ai:
 	rdma_freeaddrinfo(res);
 	return rc;
+}
+
+void rpcrdma_listen_close(struct rdma_event_channel *ch, struct rdma_cm_id *id)
+{
+	if (id)
+		rdma_destroy_id(id);
+	if (ch)
+		rdma_destroy_event_channel(ch);
+}
+
+uint16_t rpcrdma_id_port(struct rdma_cm_id *id)
+{
+	return ntohs(rdma_get_src_port(id));
+}
+
+struct sockaddr *rpcrdma_id_local_addr(struct rdma_cm_id *id)
+{
+	return rdma_get_local_addr(id);
+}
+
+int rpcrdma_cm_next(struct rdma_event_channel *ch, struct rdma_cm_event **evp)
+{
+	if (!rdma_get_cm_event(ch, evp))
+		return 0;
+	return errno ? -errno : -EAGAIN;
+}
+
+void rpcrdma_cm_ack(struct rdma_cm_event *ev)
+{
+	rdma_ack_cm_event(ev);
+}
+
+const char *rpcrdma_cm_event_name(const struct rdma_cm_event *ev)
+{
+	return rdma_event_str(ev->event);
+}
+
+void rpcrdma_cm_reject(struct rdma_cm_id *id)
+{
+	rdma_reject(id, NULL, 0);
+}
+
+void rpcrdma_cm_disconnect(struct rdma_cm_id *id)
+{
+	rdma_disconnect(id);
+}
+
+void rpcrdma_cm_destroy_qp(struct rdma_cm_id *id)
+{
+	rdma_destroy_qp(id);
+}
+
+void rpcrdma_cm_destroy_id(struct rdma_cm_id *id)
+{
+	rdma_destroy_id(id);
 }

@@ -200,5 +200,24 @@ int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms);
 
 int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
 		   const char *host, const char *port, int backlog);
+/* Destroy a listening id and its channel (either may be NULL). */
+void rpcrdma_listen_close(struct rdma_event_channel *ch, struct rdma_cm_id *id);
+/* The port and address a CM id is bound to. */
+uint16_t rpcrdma_id_port(struct rdma_cm_id *id);
+struct sockaddr *rpcrdma_id_local_addr(struct rdma_cm_id *id);
+
+/*
+ * Connection-manager events.  The transports read an event's fields (its
+ * id, kind, status) but take, ack and answer it only here.
+ */
+/* 0 with the next pending event at *evp, or -EAGAIN (none) / -errno. */
+int rpcrdma_cm_next(struct rdma_event_channel *ch, struct rdma_cm_event **evp);
+void rpcrdma_cm_ack(struct rdma_cm_event *ev);
+const char *rpcrdma_cm_event_name(const struct rdma_cm_event *ev);
+/* Refuse a connection request; disconnect, or destroy, an id. */
+void rpcrdma_cm_reject(struct rdma_cm_id *id);
+void rpcrdma_cm_disconnect(struct rdma_cm_id *id);
+void rpcrdma_cm_destroy_qp(struct rdma_cm_id *id);
+void rpcrdma_cm_destroy_id(struct rdma_cm_id *id);
 
 #endif /* RPCRDMA_VERBS_H */
