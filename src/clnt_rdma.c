@@ -87,7 +87,7 @@ static int refused_err(const struct rpcrdma_req_chunks *ch,
 {
 	if (h->rh_err == RPCRDMA_ERR_VERS)
 		return -EPROTONOSUPPORT;
-	return ch->rc_kind != RPCRDMA_CALL_INLINE ? -EMSGSIZE : -EPROTO;
+	return ch->qc_kind != RPCRDMA_CALL_INLINE ? -EMSGSIZE : -EPROTO;
 }
 
 /*
@@ -651,7 +651,7 @@ static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	unsigned int n;
 	bool post;
 
-	if (!rq->rq_ch.rc_mw_bound && !rq->rq_ch.rc_regs.rg_n)
+	if (!rq->rq_ch.qc_mw_bound && !rq->rq_ch.qc_regs.rg_n)
 		return;
 	/* Invalidating a window posts on the QP: not while reconnecting. */
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
@@ -720,11 +720,11 @@ again:
 			st = cr_refuse(cr, RPC_CANTSEND, rc);
 		goto out_release;
 	}
-	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.rc_hdr, rq->rq_ch.rc_hdrlen,
+	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.qc_hdr, rq->rq_ch.qc_hdrlen,
 			       &send, &deadline, &rq->rq_send_seq);
 	RPCRDMA_DBG("client: Call xid %#x, %zu bytes, chunks %d, reply chunk %d: %d",
-		    rq->rq_xid, rpcrdma_xdrbuf_len(&xb), (int)rq->rq_ch.rc_kind,
-		    (int)rq->rq_ch.rc_has_reply, rc);
+		    rq->rq_xid, rpcrdma_xdrbuf_len(&xb), (int)rq->rq_ch.qc_kind,
+		    (int)rq->rq_ch.qc_has_reply, rc);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	cr_ep_put(cr);
 	held = false;
@@ -821,7 +821,7 @@ resend:		/* lock held */
 	else
 		st = cr_decode_reply(cr, rq, xres, resp);
 	if (rb)
-		rb->rb_written = rq->rq_ch.rc_ddp.dt_written;
+		rb->rb_written = rq->rq_ch.qc_ddp.dt_written;
 
 out_release:
 	cr_trim_spill(rq);

@@ -148,10 +148,10 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 	if (cr->cr_reply_mem &&
 	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
 		for (i = 0; i < cr->cr_nslots; i++)
-			cr->cr_reqs[i].rq_ch.rc_mw_allowed = true;
-	cr->cr_cheap_reply = cr->cr_reqs[0].rq_ch.rc_mw_allowed;
+			cr->cr_reqs[i].rq_ch.qc_mw_allowed = true;
+	cr->cr_cheap_reply = cr->cr_reqs[0].rq_ch.qc_mw_allowed;
 	RPCRDMA_DBG("client: Reply chunks via %s",
-		    cr->cr_reqs[0].rq_ch.rc_mw_allowed ? "memory windows" :
+		    cr->cr_reqs[0].rq_ch.qc_mw_allowed ? "memory windows" :
 		    "per-RPC MRs");
 connect:
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
@@ -224,9 +224,9 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
 					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
 		if (cr->cr_reply_mem) {
-			cr->cr_reqs[i].rq_ch.rc_reply_buf = cr->cr_reply_mem +
+			cr->cr_reqs[i].rq_ch.qc_reply_buf = cr->cr_reply_mem +
 							    (size_t)i * reply_cap;
-			cr->cr_reqs[i].rq_ch.rc_reply_cap = reply_cap;
+			cr->cr_reqs[i].rq_ch.qc_reply_cap = reply_cap;
 		}
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
