@@ -121,6 +121,10 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 uint32_t max_reply, struct rpcrdma_result_buf *rb,
 			 struct rpcrdma_xdr_buf *send)
 {
+	enum rpcrdma_call_force cforce =
+		(enum rpcrdma_call_force)x->rx_opts.ro_call_chunks;
+	enum rpcrdma_reply_force rforce =
+		(enum rpcrdma_reply_force)x->rx_opts.ro_reply_chunks;
 	struct rpcrdma_call_limits cl;
 	struct rpcrdma_call_plan plan;
 	struct rpcrdma_hdr h;
@@ -132,8 +136,7 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 	if (rb && (!rb->rb_addr || !rb->rb_len || rb->rb_len > UINT32_MAX))
 		return -EINVAL;
 	reply_len = rpcrdma_plan_reply(max_reply, x->rx_opts.ro_max_reply,
-				       x->rx_recv_max,
-				       (enum rpcrdma_reply_force)x->rx_opts.ro_reply_chunks);
+				       x->rx_recv_max, rforce);
 	if (reply_len > qc->qc_reply_cap)
 		reply_len = qc->qc_reply_cap;
 	cl.cl_peer_inline = x->rx_send_max;
@@ -142,28 +145,12 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 (reply_len ? rpcrdma_reply_chunk_size(1) : 0);
 	cl.cl_max_rsegs = RPCRDMA_MAX_READ_SEGS;
 	cl.cl_max_call = 0;
-	err = rpcrdma_plan_call(xb, &cl,
-				(enum rpcrdma_call_force)x->rx_opts.ro_call_chunks,
-				&plan);
+	/* Chunks for the Call; a Reply chunk offered only because the
+	 * Reply's bound is unknown may be dropped (chunks.h). */
+	err = rpcrdma_plan_call_reply(xb, &cl, cforce, rforce, !max_reply,
+				      &reply_len, &plan);
 	if (err)
 		return err;
-	/*
-	 * A Reply chunk offered only because the Reply's size is unknown
-	 * takes 20 bytes of the Call's inline room: when that alone pushes
-	 * the Call into Read chunks, keep the Call inline and offer none
-	 * (Read chunks cost an RDMA Read, and a server may not take them).
-	 */
-	if (reply_len && plan.cp_kind != RPCRDMA_CALL_INLINE && !max_reply &&
-	    x->rx_opts.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO &&
-	    x->rx_opts.ro_call_chunks == RPCRDMA_CALL_CHUNKS_AUTO &&
-	    (uint64_t)xb->xb_len + cl.cl_hdr_base -
-	    rpcrdma_reply_chunk_size(1) <= cl.cl_peer_inline) {
-		reply_len = 0;
-		cl.cl_hdr_base -= rpcrdma_reply_chunk_size(1);
-		err = rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_AUTO, &plan);
-		if (err)
-			return err;
-	}
 
 	memset(&h, 0, sizeof(h));
 	h.rh_xid = xid;
