@@ -203,7 +203,7 @@ struct cr_call {
 	rpcproc_t cc_proc;
 	xdrproc_t cc_xres;
 	void *cc_resp;
-	struct rpcrdma_result_buf *cc_rb;	/* zero-copy results, or NULL */
+	struct rpcrdma_result_buf *cc_rb;	/* zero-copy, or NULL */
 	struct rpcrdma_xdr_buf cc_xb;		/* the Call, encoded */
 	struct timespec cc_deadline;
 	bool cc_retried;	/* went once more with a Reply chunk */
@@ -286,7 +286,8 @@ static enum cc_next send_once(struct cr_call *c)
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		release_chunks(cr, rq, 0);
 		c->cc_st = (c->cc_counted ? cr_set_err : cr_refuse)(cr,
-				rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, rc);
+				rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND,
+				rc);
 		return CC_RELEASE;
 	}
 	if (rc) {
@@ -306,11 +307,13 @@ static enum cc_next send_once(struct cr_call *c)
 			cr_slot_move(cr, rq, RQ_ABANDONED);
 			cr->cr_x.rx_stats.rs_timeouts++;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
-			/* The caller's memory must not stay remotely accessible
-			 * once we return; our Reply buffer goes with the slot. */
+			/* The caller's memory must not stay remotely
+			 * accessible once we return; our Reply buffer goes
+			 * with the slot. */
 			release_chunks(cr, rq, 1);
 			wait_send_done(cr, rq, &c->cc_deadline);
-			/* The spill buffer stays: the server may still read it. */
+			/* The spill buffer stays: the server may still
+			 * read it. */
 			c->cc_st = cr_set_err(cr, RPC_TIMEDOUT, 0);
 			return CC_RETURN;
 		}
