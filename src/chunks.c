@@ -171,6 +171,35 @@ int rpcrdma_plan_call(const struct rpcrdma_xdr_buf *xb,
 	return plan_long(xb, cl, out);
 }
 
+int rpcrdma_plan_call_reply(const struct rpcrdma_xdr_buf *xb,
+			    const struct rpcrdma_call_limits *cl,
+			    enum rpcrdma_call_force force,
+			    enum rpcrdma_reply_force rforce, bool unknown,
+			    uint32_t *reply_len, struct rpcrdma_call_plan *out)
+{
+	uint32_t rch = rpcrdma_reply_chunk_size(1);
+	struct rpcrdma_call_limits lim;
+	int rc;
+
+	rc = rpcrdma_plan_call(xb, cl, force, out);
+	if (rc)
+		return rc;
+	/*
+	 * A Reply chunk offered only because the Reply's size is unknown
+	 * takes 20 bytes of the Call's inline room: when that alone pushes
+	 * the Call into Read chunks, keep the Call inline and offer none
+	 * (Read chunks cost an RDMA Read, and a server may not take them).
+	 */
+	if (!*reply_len || out->cp_kind == RPCRDMA_CALL_INLINE || !unknown ||
+	    rforce != RPCRDMA_REPLY_AUTO || force != RPCRDMA_CALL_AUTO ||
+	    (uint64_t)xb->xb_len + cl->cl_hdr_base - rch > cl->cl_peer_inline)
+		return 0;
+	*reply_len = 0;
+	lim = *cl;
+	lim.cl_hdr_base -= rch;
+	return rpcrdma_plan_call(xb, &lim, RPCRDMA_CALL_AUTO, out);
+}
+
 uint32_t rpcrdma_plan_reply(uint32_t max_reply, uint32_t dflt,
 			    uint32_t recv_inline, enum rpcrdma_reply_force force)
 {

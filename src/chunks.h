@@ -97,6 +97,20 @@ uint32_t rpcrdma_plan_reply(uint32_t max_reply, uint32_t dflt,
 			    uint32_t recv_inline, enum rpcrdma_reply_force force);
 
 /*
+ * Plan @xb (as rpcrdma_plan_call) beside a Reply chunk of *@reply_len
+ * bytes (0: none), which @cl->cl_hdr_base counts already.  A Reply chunk
+ * offered only because the Reply's size is @unknown, with @force and
+ * @rforce both auto, is dropped (*@reply_len becomes 0) when it alone
+ * would push an inline Call into Read chunks.  Returns as
+ * rpcrdma_plan_call.
+ */
+int rpcrdma_plan_call_reply(const struct rpcrdma_xdr_buf *xb,
+			    const struct rpcrdma_call_limits *cl,
+			    enum rpcrdma_call_force force,
+			    enum rpcrdma_reply_force rforce, bool unknown,
+			    uint32_t *reply_len, struct rpcrdma_call_plan *out);
+
+/*
  * What a CLIENT learned of one procedure's Replies, for reply_chunks=auto
  * when the program gave no bound (rpcrdma_offer_unknown).
  */

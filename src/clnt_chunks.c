@@ -11,35 +11,35 @@
 #include <string.h>
 #include "clnt_chunks.h"
 
-static void rc_reset(struct rpcrdma_req_chunks *rc)
+static void qc_reset(struct rpcrdma_req_chunks *qc)
 {
-	rpcrdma_regset_init(&rc->rc_regs);
-	rc->rc_mw_bound = false;
-	rc->rc_has_write = false;
-	rc->rc_has_reply = false;
-	rc->rc_rb = NULL;
-	rc->rc_kind = RPCRDMA_CALL_INLINE;
-	rc->rc_read_bytes = 0;
-	rc->rc_nregs = 0;
-	rc->rc_nomsg = false;
-	rc->rc_reply_len = 0;
-	rc->rc_ddp.dt_written = 0;
+	rpcrdma_regset_init(&qc->qc_regs);
+	qc->qc_mw_bound = false;
+	qc->qc_has_write = false;
+	qc->qc_has_reply = false;
+	qc->qc_rb = NULL;
+	qc->qc_kind = RPCRDMA_CALL_INLINE;
+	qc->qc_read_bytes = 0;
+	qc->qc_nregs = 0;
+	qc->qc_nomsg = false;
+	qc->qc_reply_len = 0;
+	qc->qc_ddp.dt_written = 0;
 }
 
-static int add_reg(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+static int add_reg(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 		   const void *addr, uint32_t len, int remote_write, int caller,
 		   struct rpcrdma_segment *seg)
 {
-	int err = rpcrdma_regset_add(&rc->rc_regs, &x->rx_ep, addr, len,
+	int err = rpcrdma_regset_add(&qc->qc_regs, &x->rx_ep, addr, len,
 				     remote_write, caller, seg);
 
 	if (!err)
-		rc->rc_nregs++;
+		qc->qc_nregs++;
 	return err;
 }
 
 /* Registrations for the read list, in plan order, into @h. */
-static int marshal_reads(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+static int marshal_reads(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 const struct rpcrdma_call_plan *pl,
 			 struct rpcrdma_hdr *h)
 {
@@ -50,32 +50,32 @@ static int marshal_reads(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 		const struct rpcrdma_rseg_plan *rp = &pl->cp_rsegs[i];
 		struct rpcrdma_read_segment *rs = &h->rh_reads[h->rh_nreads];
 
-		err = add_reg(x, rc, rp->rp_addr, rp->rp_len, 0,
+		err = add_reg(x, qc, rp->rp_addr, rp->rp_len, 0,
 			      rp->rp_src == RPCRDMA_RS_CALLER, &rs->rr_seg);
 		if (err)
 			return err;
 		rs->rr_position = rp->rp_position;
 		h->rh_nreads++;
-		rc->rc_read_bytes += rp->rp_len;
+		qc->qc_read_bytes += rp->rp_len;
 	}
 	return 0;
 }
 
-int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc)
+int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc)
 {
-	int err = rpcrdma_mw_init(&x->rx_ep, &rc->rc_mw, rc->rc_reply_buf,
-				  rc->rc_reply_cap);
+	int err = rpcrdma_mw_init(&x->rx_ep, &qc->qc_mw, qc->qc_reply_buf,
+				  qc->qc_reply_cap);
 
-	rc->rc_mw_ready = !err;
-	rc->rc_mw_gen = x->rx_conn_gen;
+	qc->qc_mw_ready = !err;
+	qc->qc_mw_gen = x->rx_conn_gen;
 	return err;
 }
 
-void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *rc)
+void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *qc)
 {
-	if (rc->rc_mw_ready)
-		rpcrdma_mw_fini(&rc->rc_mw);
-	rc->rc_mw_ready = false;
+	if (qc->qc_mw_ready)
+		rpcrdma_mw_fini(&qc->qc_mw);
+	qc->qc_mw_ready = false;
 }
 
 /*
@@ -83,44 +83,48 @@ void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *rc)
  * (a work request ordered before the Send, so it is valid when the peer
  * learns the rkey), or a per-RPC MR where windows are not available.
  */
-static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 uint32_t len)
 {
-	struct rpcrdma_segment *seg = &rc->rc_reply.rc_segs[0];
+	struct rpcrdma_segment *seg = &qc->qc_reply.rc_segs[0];
 
-	rc->rc_reply.rc_nsegs = 1;
+	qc->qc_reply.rc_nsegs = 1;
 	/* A reconnection freed the windows with their QP (drop_windows):
 	 * the slot binds a new one on this connection. */
-	if (rc->rc_mw_allowed && !rc->rc_mw_ready)
-		rc->rc_mw_allowed = !rpcrdma_clnt_mw_setup(x, rc);
-	if (!rc->rc_mw_ready || rc->rc_mw.mw_bound)
-		return add_reg(x, rc, rc->rc_reply_buf, len, 1, 0, seg);
-	if (rpcrdma_mw_bind(&x->rx_ep, &rc->rc_mw, rc->rc_reply_buf, len))
+	if (qc->qc_mw_allowed && !qc->qc_mw_ready)
+		qc->qc_mw_allowed = !rpcrdma_clnt_mw_setup(x, qc);
+	if (!qc->qc_mw_ready || qc->qc_mw.mw_bound)
+		return add_reg(x, qc, qc->qc_reply_buf, len, 1, 0, seg);
+	if (rpcrdma_mw_bind(&x->rx_ep, &qc->qc_mw, qc->qc_reply_buf, len))
 		return -ENOMEM;
-	rc->rc_mw_bound = true;
-	rc->rc_nregs++;
-	RPCRDMA_DBG("client: window %p bound, rkey %#x", (void *)&rc->rc_mw,
-		    rc->rc_mw.mw_rkey);
-	seg->rs_handle = rc->rc_mw.mw_rkey;
+	qc->qc_mw_bound = true;
+	qc->qc_nregs++;
+	RPCRDMA_DBG("client: window %p bound, rkey %#x", (void *)&qc->qc_mw,
+		    qc->qc_mw.mw_rkey);
+	seg->rs_handle = qc->qc_mw.mw_rkey;
 	seg->rs_length = len;
-	seg->rs_offset = (uint64_t)(uintptr_t)rc->rc_reply_buf;
+	seg->rs_offset = (uint64_t)(uintptr_t)qc->qc_reply_buf;
 	return 0;
 }
 
 /* One-segment chunk over [addr, addr+len), remote write only. */
-static int marshal_chunk(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+static int marshal_chunk(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 void *addr, uint32_t len, int caller,
 			 struct rpcrdma_chunk *ch)
 {
 	ch->rc_nsegs = 1;
-	return add_reg(x, rc, addr, len, 1, caller, &ch->rc_segs[0]);
+	return add_reg(x, qc, addr, len, 1, caller, &ch->rc_segs[0]);
 }
 
-int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 uint32_t xid, const struct rpcrdma_xdr_buf *xb,
 			 uint32_t max_reply, struct rpcrdma_result_buf *rb,
 			 struct rpcrdma_xdr_buf *send)
 {
+	enum rpcrdma_call_force cforce =
+		(enum rpcrdma_call_force)x->rx_opts.ro_call_chunks;
+	enum rpcrdma_reply_force rforce =
+		(enum rpcrdma_reply_force)x->rx_opts.ro_reply_chunks;
 	struct rpcrdma_call_limits cl;
 	struct rpcrdma_call_plan plan;
 	struct rpcrdma_hdr h;
@@ -128,102 +132,85 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
 	ssize_t n;
 	int err;
 
-	rc_reset(rc);
+	qc_reset(qc);
 	if (rb && (!rb->rb_addr || !rb->rb_len || rb->rb_len > UINT32_MAX))
 		return -EINVAL;
 	reply_len = rpcrdma_plan_reply(max_reply, x->rx_opts.ro_max_reply,
-				       x->rx_recv_max,
-				       (enum rpcrdma_reply_force)x->rx_opts.ro_reply_chunks);
-	if (reply_len > rc->rc_reply_cap)
-		reply_len = rc->rc_reply_cap;
+				       x->rx_recv_max, rforce);
+	if (reply_len > qc->qc_reply_cap)
+		reply_len = qc->qc_reply_cap;
 	cl.cl_peer_inline = x->rx_send_max;
 	cl.cl_hdr_base = RPCRDMA_HDRLEN_MIN +
 			 (rb ? rpcrdma_write_chunk_size(1) : 0) +
 			 (reply_len ? rpcrdma_reply_chunk_size(1) : 0);
 	cl.cl_max_rsegs = RPCRDMA_MAX_READ_SEGS;
 	cl.cl_max_call = 0;
-	err = rpcrdma_plan_call(xb, &cl,
-				(enum rpcrdma_call_force)x->rx_opts.ro_call_chunks,
-				&plan);
+	/* Chunks for the Call; a Reply chunk offered only because the
+	 * Reply's bound is unknown may be dropped (chunks.h). */
+	err = rpcrdma_plan_call_reply(xb, &cl, cforce, rforce, !max_reply,
+				      &reply_len, &plan);
 	if (err)
 		return err;
-	/*
-	 * A Reply chunk offered only because the Reply's size is unknown
-	 * takes 20 bytes of the Call's inline room: when that alone pushes
-	 * the Call into Read chunks, keep the Call inline and offer none
-	 * (Read chunks cost an RDMA Read, and a server may not take them).
-	 */
-	if (reply_len && plan.cp_kind != RPCRDMA_CALL_INLINE && !max_reply &&
-	    x->rx_opts.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO &&
-	    x->rx_opts.ro_call_chunks == RPCRDMA_CALL_CHUNKS_AUTO &&
-	    (uint64_t)xb->xb_len + cl.cl_hdr_base -
-	    rpcrdma_reply_chunk_size(1) <= cl.cl_peer_inline) {
-		reply_len = 0;
-		cl.cl_hdr_base -= rpcrdma_reply_chunk_size(1);
-		err = rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_AUTO, &plan);
-		if (err)
-			return err;
-	}
 
 	memset(&h, 0, sizeof(h));
 	h.rh_xid = xid;
 	h.rh_credits = x->rx_opts.ro_max_requests;
 	h.rh_proc = plan.cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG :
 							  RPCRDMA_MSG;
-	rc->rc_kind = plan.cp_kind;
-	err = marshal_reads(x, rc, &plan, &h);
+	qc->qc_kind = plan.cp_kind;
+	err = marshal_reads(x, qc, &plan, &h);
 	if (!err && rb) {
-		err = marshal_chunk(x, rc, rb->rb_addr, (uint32_t)rb->rb_len, 1,
-				    &rc->rc_write);
+		err = marshal_chunk(x, qc, rb->rb_addr, (uint32_t)rb->rb_len, 1,
+				    &qc->qc_write);
 		if (!err) {
-			rc->rc_has_write = true;
-			rc->rc_rb = rb;
-			rc->rc_ddp.dt_addr = rb->rb_addr;
-			rc->rc_ddp.dt_cap = (uint32_t)rb->rb_len;
-			h.rh_writes[0] = rc->rc_write;
+			qc->qc_has_write = true;
+			qc->qc_rb = rb;
+			qc->qc_ddp.dt_addr = rb->rb_addr;
+			qc->qc_ddp.dt_cap = (uint32_t)rb->rb_len;
+			h.rh_writes[0] = qc->qc_write;
 			h.rh_nwrites = 1;
 		}
 	}
 	if (!err && reply_len) {
-		err = marshal_reply(x, rc, reply_len);
+		err = marshal_reply(x, qc, reply_len);
 		if (!err) {
-			rc->rc_has_reply = true;
+			qc->qc_has_reply = true;
 			h.rh_has_reply = true;
-			h.rh_reply = rc->rc_reply;
+			h.rh_reply = qc->qc_reply;
 		}
 	}
 	if (err) {
-		rpcrdma_clnt_release(x, rc, 0, true);
+		rpcrdma_clnt_release(x, qc, 0, true);
 		return err;
 	}
-	n = rpcrdma_hdr_encode(rc->rc_hdr, sizeof(rc->rc_hdr), &h);
+	n = rpcrdma_hdr_encode(qc->qc_hdr, sizeof(qc->qc_hdr), &h);
 	if (n < 0) {
-		rpcrdma_clnt_release(x, rc, 0, true);
+		rpcrdma_clnt_release(x, qc, 0, true);
 		return (int)n;
 	}
-	rc->rc_hdrlen = (uint32_t)n;
+	qc->qc_hdrlen = (uint32_t)n;
 	*send = plan.cp_inline;
 	return 0;
 }
 
-void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
+void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *qc,
 			     struct rpcrdma_stats *st)
 {
-	switch (rc->rc_kind) {
+	switch (qc->qc_kind) {
 	case RPCRDMA_CALL_READCH:
 		st->rs_read_chunk_calls++;
-		st->rs_read_chunk_bytes += rc->rc_read_bytes;
+		st->rs_read_chunk_bytes += qc->qc_read_bytes;
 		break;
 	case RPCRDMA_CALL_LONGCH:
 		st->rs_long_calls++;
-		st->rs_long_call_bytes += rc->rc_read_bytes;
+		st->rs_long_call_bytes += qc->qc_read_bytes;
 		break;
 	default:
 		break;
 	}
-	st->rs_write_chunks += rc->rc_has_write;
-	st->rs_reply_chunks += rc->rc_has_reply;
-	st->rs_chunk_regs += rc->rc_nregs;
+	st->rs_write_chunks += qc->qc_has_write;
+	st->rs_reply_chunks += qc->qc_has_reply;
+	st->rs_chunk_regs += qc->qc_nregs;
 }
 
 /* A returned chunk's bytes, held to what we offered; -EBADMSG if not. */
@@ -239,31 +226,31 @@ static int returned_len(const struct rpcrdma_chunk *offered,
 	return 0;
 }
 
-int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *rc,
+int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *qc,
 			     const struct rpcrdma_hdr *h,
 			     struct rpcrdma_stats *st)
 {
-	rc->rc_nomsg = h->rh_proc == RPCRDMA_NOMSG;
-	rc->rc_reply_len = 0;
-	rc->rc_ddp.dt_written = 0;
+	qc->qc_nomsg = h->rh_proc == RPCRDMA_NOMSG;
+	qc->qc_reply_len = 0;
+	qc->qc_ddp.dt_written = 0;
 	/* A Reply carries no read list; only chunks we offered come back. */
-	if (h->rh_nreads || h->rh_nwrites > (rc->rc_has_write ? 1u : 0u) ||
-	    (h->rh_has_reply && !rc->rc_has_reply) ||
-	    (rc->rc_nomsg && !h->rh_has_reply))
+	if (h->rh_nreads || h->rh_nwrites > (qc->qc_has_write ? 1u : 0u) ||
+	    (h->rh_has_reply && !qc->qc_has_reply) ||
+	    (qc->qc_nomsg && !h->rh_has_reply))
 		goto bad;
 	if (h->rh_nwrites &&
-	    returned_len(&rc->rc_write, &h->rh_writes[0], &rc->rc_ddp.dt_written))
+	    returned_len(&qc->qc_write, &h->rh_writes[0], &qc->qc_ddp.dt_written))
 		goto bad;
 	if (h->rh_has_reply &&
-	    returned_len(&rc->rc_reply, &h->rh_reply, &rc->rc_reply_len))
+	    returned_len(&qc->qc_reply, &h->rh_reply, &qc->qc_reply_len))
 		goto bad;
-	if (rc->rc_nomsg) {
+	if (qc->qc_nomsg) {
 		st->rs_reply_chunk_replies++;
-		st->rs_reply_chunk_bytes += rc->rc_reply_len;
+		st->rs_reply_chunk_bytes += qc->qc_reply_len;
 	}
-	if (rc->rc_has_write) {
-		st->rs_write_chunk_bytes += rc->rc_ddp.dt_written;
-		st->rs_write_chunks_unused += !rc->rc_ddp.dt_written;
+	if (qc->qc_has_write) {
+		st->rs_write_chunk_bytes += qc->qc_ddp.dt_written;
+		st->rs_write_chunks_unused += !qc->qc_ddp.dt_written;
 	}
 	return 0;
 bad:
@@ -276,23 +263,23 @@ bad:
  * anything posted later on the QP (the slot's next bind included).
  */
 unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
-				  struct rpcrdma_req_chunks *rc, int caller_only,
+				  struct rpcrdma_req_chunks *qc, int caller_only,
 				  bool can_post)
 {
 	unsigned int n = 0;
 
-	if (!caller_only && rc->rc_mw_bound) {
-		rc->rc_mw_bound = false;
-		if (!can_post || rc->rc_mw_gen != x->rx_conn_gen) {
-			rc->rc_mw.mw_bound = 0;
+	if (!caller_only && qc->qc_mw_bound) {
+		qc->qc_mw_bound = false;
+		if (!can_post || qc->qc_mw_gen != x->rx_conn_gen) {
+			qc->qc_mw.mw_bound = 0;
 			n++;
-		} else if (!rpcrdma_mw_invalidate(&x->rx_ep, &rc->rc_mw)) {
+		} else if (!rpcrdma_mw_invalidate(&x->rx_ep, &qc->qc_mw)) {
 			n++;
 		}
 		RPCRDMA_DBG("client: window %p invalidated, rkey %#x",
-			    (void *)&rc->rc_mw, rc->rc_mw.mw_rkey);
+			    (void *)&qc->qc_mw, qc->qc_mw.mw_rkey);
 	}
-	if (rc->rc_regs.rg_n)
-		n += rpcrdma_regset_release(&rc->rc_regs, caller_only);
+	if (qc->qc_regs.rg_n)
+		n += rpcrdma_regset_release(&qc->qc_regs, caller_only);
 	return n;
 }

@@ -14,41 +14,41 @@
 #include "xdr_dec.h"
 
 struct rpcrdma_req_chunks {
-	struct rpcrdma_regset rc_regs;
-	char *rc_reply_buf;		/* the slot's Reply chunk target */
-	uint32_t rc_reply_cap;		/* its size (ro_max_reply) */
+	struct rpcrdma_regset qc_regs;
+	char *qc_reply_buf;		/* the slot's Reply chunk target */
+	uint32_t qc_reply_cap;		/* its size (ro_max_reply) */
 	/*
 	 * Where the device has type 2 memory windows, the Reply chunk is a
-	 * window over rc_reply_buf bound per RPC (set up on the slot's first
+	 * window over qc_reply_buf bound per RPC (set up on the slot's first
 	 * Reply chunk); else a per-RPC MR like every other chunk.
 	 */
-	bool rc_mw_allowed, rc_mw_ready, rc_mw_bound;
-	struct rpcrdma_mw rc_mw;
-	uint32_t rc_mw_gen;		/* the connection (rx_conn_gen) it was made on */
-	bool rc_has_write, rc_has_reply;/* offered on this call */
-	struct rpcrdma_chunk rc_write;	/* the Write chunk offered */
-	struct rpcrdma_chunk rc_reply;	/* the Reply chunk offered */
-	struct rpcrdma_result_buf *rc_rb; /* the caller's zero-copy request */
-	struct rpcrdma_ddp_target rc_ddp;
-	enum rpcrdma_call_kind rc_kind;
-	uint64_t rc_read_bytes;		/* Read chunk bytes offered */
-	unsigned int rc_nregs;		/* registrations made for this call */
+	bool qc_mw_allowed, qc_mw_ready, qc_mw_bound;
+	struct rpcrdma_mw qc_mw;
+	uint32_t qc_mw_gen;		/* the connection (rx_conn_gen) it was made on */
+	bool qc_has_write, qc_has_reply;/* offered on this call */
+	struct rpcrdma_chunk qc_write;	/* the Write chunk offered */
+	struct rpcrdma_chunk qc_reply;	/* the Reply chunk offered */
+	struct rpcrdma_result_buf *qc_rb; /* the caller's zero-copy request */
+	struct rpcrdma_ddp_target qc_ddp;
+	enum rpcrdma_call_kind qc_kind;
+	uint64_t qc_read_bytes;		/* Read chunk bytes offered */
+	unsigned int qc_nregs;		/* registrations made for this call */
 	/* Filled from the Reply (rpcrdma_clnt_check_reply). */
-	bool rc_nomsg;
-	uint32_t rc_reply_len;		/* bytes in the Reply chunk */
-	uint32_t rc_hdrlen;
-	uint8_t rc_hdr[RPCRDMA_HDRLEN_MAX];	/* the Call's transport header */
+	bool qc_nomsg;
+	uint32_t qc_reply_len;		/* bytes in the Reply chunk */
+	uint32_t qc_hdrlen;
+	uint8_t qc_hdr[RPCRDMA_HDRLEN_MAX];	/* the Call's transport header */
 };
 
 /*
  * Plan @xb for this connection, register what the plan and the Reply
  * need (@max_reply: the Reply's bound, 0 unknown; @rb: zero-copy buffer
- * or NULL) and encode the transport header into rc_hdr.  *@send gets
+ * or NULL) and encode the transport header into qc_hdr.  *@send gets
  * what the Send carries after the header.  0 or a negative errno
  * (-EMSGSIZE: no plan fits; -ENOMEM: registration failed); on error
  * nothing stays registered.
  */
-int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
+int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			 uint32_t xid, const struct rpcrdma_xdr_buf *xb,
 			 uint32_t max_reply, struct rpcrdma_result_buf *rb,
 			 struct rpcrdma_xdr_buf *send);
@@ -58,12 +58,12 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc,
  * its write list and Reply chunk must be ones we offered, with lengths
  * within the offer.  0 or -EBADMSG.  Counts into @st.
  */
-int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *rc,
+int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *qc,
 			     const struct rpcrdma_hdr *h,
 			     struct rpcrdma_stats *st);
 
 /* Count what marshal did (lock held). */
-void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
+void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *qc,
 			     struct rpcrdma_stats *st);
 
 /*
@@ -74,12 +74,12 @@ void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *rc,
  * just marked unbound.
  */
 unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
-				  struct rpcrdma_req_chunks *rc, int caller_only,
+				  struct rpcrdma_req_chunks *qc, int caller_only,
 				  bool can_post);
 
 /* Set up the slot's window now (the connection probes with it): 0 or
  * -EOPNOTSUPP.  And undo it, before the endpoint goes. */
-int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *rc);
-void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *rc);
+int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc);
+void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *qc);
 
 #endif /* RPCRDMA_CLNT_CHUNKS_H */

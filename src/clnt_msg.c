@@ -151,10 +151,10 @@ enum clnt_stat cr_refused_chunk(struct clnt_rdma *cr, rpcproc_t proc,
 				const struct rpcrdma_req *rq, size_t call_len)
 {
 	const struct rpcrdma_req_chunks *ch = &rq->rq_ch;
-	uint32_t offered = ch->rc_has_reply ? chunk_bytes(&ch->rc_reply) : 0;
+	uint32_t offered = ch->qc_has_reply ? chunk_bytes(&ch->qc_reply) : 0;
 	bool warn;
 
-	if (ch->rc_kind != RPCRDMA_CALL_INLINE &&
+	if (ch->qc_kind != RPCRDMA_CALL_INLINE &&
 	    call_len > RPCRDMA_SVC_CHUNK_BYTES) {
 		warn = first_warning(cr, proc);
 		if (warn)
@@ -215,14 +215,14 @@ enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	enum clnt_stat st;
 
 	/* RDMA_NOMSG: the whole Reply was written into our Reply chunk. */
-	if (ch->rc_nomsg)
-		rpcrdma_xdrdec_create(&xdrs, &xd, ch->rc_reply_buf,
-				      ch->rc_reply_len,
-				      ch->rc_has_write ? &ch->rc_ddp : NULL);
+	if (ch->qc_nomsg)
+		rpcrdma_xdrdec_create(&xdrs, &xd, ch->qc_reply_buf,
+				      ch->qc_reply_len,
+				      ch->qc_has_write ? &ch->qc_ddp : NULL);
 	else
 		rpcrdma_xdrdec_create(&xdrs, &xd, rep->rr_buf + rq->rq_off,
 				      (uint32_t)(rep->rr_len - rq->rq_off),
-				      ch->rc_has_write ? &ch->rc_ddp : NULL);
+				      ch->qc_has_write ? &ch->qc_ddp : NULL);
 	memset(&msg, 0, sizeof(msg));
 	msg.acpted_rply.ar_verf = _null_auth;
 	msg.acpted_rply.ar_results.where = NULL;
@@ -309,8 +309,8 @@ bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc,
 {
 	const struct rpcrdma_req_chunks *ch = &rq->rq_ch;
 	bool refused = rq->rq_state == RQ_FAILED && rq->rq_refused_chunk &&
-		       !ch->rc_has_reply;
-	uint8_t *seen = seen_of(cr, proc, ch->rc_has_write);
+		       !ch->qc_has_reply;
+	uint8_t *seen = seen_of(cr, proc, ch->qc_has_write);
 	enum rpcrdma_reply_seen was, now;
 
 	if (!learned(cr, proc, xres) || !cr->cr_x.rx_opts.ro_max_reply)
@@ -318,8 +318,8 @@ bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc,
 	if (rq->rq_state != RQ_REPLIED && !refused)
 		return false;
 	was = (enum rpcrdma_reply_seen)__atomic_load_n(seen, __ATOMIC_RELAXED);
-	now = rpcrdma_reply_learn(was, ch->rc_has_reply,
-				  rq->rq_state == RQ_REPLIED && ch->rc_nomsg,
+	now = rpcrdma_reply_learn(was, ch->qc_has_reply,
+				  rq->rq_state == RQ_REPLIED && ch->qc_nomsg,
 				  refused);
 	if (now != was)
 		__atomic_store_n(seen, (uint8_t)now, __ATOMIC_RELAXED);

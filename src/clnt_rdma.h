@@ -1,7 +1,15 @@
 /*
- * The RDMA CLIENT's private state, shared by its files: the call path
- * and completion handling (clnt_rdma.c), the RPC message of a call
- * (clnt_msg.c), and creation, connection and teardown (clnt_setup.c).
+ * The RDMA CLIENT's private state, shared by its files.  Each calls only
+ * the ones below it:
+ *
+ *   clnt_rdma.c       libtirpc's clnt_ops, create/destroy: CLIENT *
+ *   clnt_call.c       one call: credits, slots, send, resend, retry
+ *   clnt_reconnect.c  the progress thread: CM events, reconnection
+ *   clnt_msg.c        the RPC message: encode the Call, decode the Reply
+ *   clnt_wait.c       waiting: the poller role, reaping, Replies to calls
+ *   clnt_setup.c      slots' memory, connecting, freeing
+ *   clnt_state.c      slot and connection state, errors
+ *   clnt_chunks.c     registrations and the transport header
  */
 #ifndef RPCRDMA_CLNT_RDMA_H
 #define RPCRDMA_CLNT_RDMA_H
@@ -12,7 +20,7 @@
 #include "transport.h"
 
 
-/* The life of one call slot. */
+/* The life of one call slot; every change goes through cr_slot_move(). */
 enum rpcrdma_req_state {
 	RQ_FREE,	/* unused; may be taken by a caller holding a credit */
 	RQ_SENT,	/* Call posted; the caller waits for the Reply */
@@ -25,7 +33,7 @@ enum rpcrdma_req_state {
 };
 
 /*
- * The connection, as the calls see it (clnt_reconnect.c).  Who moves it:
+ * The connection, as the calls see it (clnt_state.c, clnt_reconnect.c).  Who moves it:
  * any thread that notices a loss makes CONNECTED LOST and kicks the
  * progress thread; that thread alone makes it RECONNECTING, waits until
  * no caller uses the endpoint, reconnects, and makes it CONNECTED again,
@@ -70,7 +78,7 @@ struct clnt_rdma {
 	rpcvers_t cr_vers;
 	uint32_t cr_xid;
 	uint32_t cr_credits;		/* calls we may have in flight now */
-	uint32_t cr_inflight;
+	uint32_t cr_inflight;		/* slots holding a credit (cr_slot_move) */
 	pthread_cond_t cr_credit_cond;
 	struct rpcrdma_req *cr_reqs;
 	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
@@ -91,7 +99,7 @@ struct clnt_rdma {
 	pthread_t cr_thread;
 	int cr_stopfd;			/* eventfd: stop the progress thread */
 	int cr_thread_started;
-	/* Reconnection (clnt_reconnect.c). */
+	/* Reconnection (clnt_state.c, clnt_reconnect.c). */
 	char *cr_host, *cr_port;	/* what the connection was made to */
 	int cr_kickfd;			/* eventfd: the connection was lost */
 	enum cr_conn_state cr_conn;
@@ -111,12 +119,13 @@ static inline struct clnt_rdma *to_cr(CLIENT *cl)
 	return rpcrdma_container_of(cl, struct clnt_rdma, cr_clnt);
 }
 
-/* clnt_rdma.c */
-extern struct clnt_ops cr_ops;
+/* clnt_call.c */
+enum clnt_stat cr_call(struct clnt_rdma *cr, struct rpcrdma_result_buf *rb,
+		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		       xdrproc_t xres, void *resp, struct timeval tmo);
+
+/* clnt_reconnect.c */
 void *cr_progress(void *arg);
-void cr_reap_wait(void *arg);
-enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e);
-enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err);
 
 /* clnt_msg.c */
 int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
@@ -139,21 +148,34 @@ uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 		    const struct rpcrdma_req *rq);
 
-/* clnt_setup.c */
-void cr_destroy(CLIENT *cl);
-int cr_connect_ep(struct clnt_rdma *cr);
-
-/* clnt_rdma.c */
-void cr_fail_all(struct clnt_rdma *cr, int err);
+/* clnt_wait.c */
+int cr_wait_for(struct clnt_rdma *cr,
+		int (*done)(struct clnt_rdma *cr, const void *ctx),
+		const void *ctx, pthread_cond_t *cond,
+		const struct timespec *deadline);
+int cr_reap(struct clnt_rdma *cr);
+void cr_reap_wait(void *arg);
 void cr_hand_over(struct clnt_rdma *cr);
 
-/* clnt_reconnect.c */
+/* clnt_setup.c */
+int cr_setup(struct clnt_rdma *cr, const char *host, const char *port);
+int cr_connect_first(struct clnt_rdma *cr);
+int cr_connect_ep(struct clnt_rdma *cr);
+void cr_free(struct clnt_rdma *cr);
+
+/* clnt_state.c */
+void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		  enum rpcrdma_req_state to);
+struct rpcrdma_req *cr_slot_find(struct clnt_rdma *cr, uint32_t xid);
+void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq);
+void cr_fail_all(struct clnt_rdma *cr, int err);
 bool cr_can_reconnect(const struct clnt_rdma *cr);
 void cr_conn_lost(struct clnt_rdma *cr);
 int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
 		      const struct timespec *deadline);
 void cr_ep_get(struct clnt_rdma *cr);
 void cr_ep_put(struct clnt_rdma *cr);
-int cr_reconnect(struct clnt_rdma *cr);
+enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e);
+enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err);
 
 #endif /* RPCRDMA_CLNT_RDMA_H */

@@ -1,8 +1,9 @@
 /*
- * The client's reconnection, as the kernel's xprtrdma does it: after a
- * lost connection the progress thread connects again with backoff and a
- * bound, and the calls still pending go again with their original xids.
- * The states and who moves them: enum cr_conn_state in clnt_rdma.h.
+ * The client's progress thread: connection events, and reconnection as
+ * the kernel's xprtrdma does it: after a lost connection it connects
+ * again with backoff and a bound, and the calls still pending go again
+ * with their original xids.  The states and who moves them: enum
+ * cr_conn_state in clnt_rdma.h (moved by clnt_state.c and here).
  */
 #include "config.h"
 #include <errno.h>
@@ -13,66 +14,6 @@
 #include <unistd.h>
 #include "backoff.h"
 #include "clnt_rdma.h"
-
-bool cr_can_reconnect(const struct clnt_rdma *cr)
-{
-	return cr->cr_x.rx_opts.ro_reconnect_tries > 0;
-}
-
-/* A loss noticed, lock held (cr_fail_all): kick the reconnector once. */
-void cr_conn_lost(struct clnt_rdma *cr)
-{
-	uint64_t one = 1;
-
-	if (cr->cr_conn != CR_CONNECTED)
-		return;
-	cr->cr_conn = CR_LOST;
-	/* An eventfd write fails only when its counter would overflow. */
-	if (write(cr->cr_kickfd, &one, sizeof(one)) != sizeof(one))
-		RPCRDMA_DBG("client: reconnector kick: %s", strerror(errno));
-	pthread_cond_broadcast(&cr->cr_conn_cond);
-}
-
-/*
- * Wait, lock held, until the connection is up: 0; the round gave up: its
- * error; the deadline passed: -ETIMEDOUT.  @new_round: a round that gave
- * up before we came starts again (new calls); the calls a round left
- * pending fail with it instead.
- */
-int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
-		      const struct timespec *deadline)
-{
-	for (;;) {
-		if (cr->cr_conn == CR_CONNECTED)
-			return 0;
-		if (cr->cr_conn == CR_GAVE_UP) {
-			if (!new_round)
-				return cr->cr_conn_err;
-			new_round = false;
-			cr->cr_conn = CR_CONNECTED;	/* so that it can be lost */
-			cr_conn_lost(cr);
-		}
-		if (pthread_cond_timedwait(&cr->cr_conn_cond, &cr->cr_x.rx_lock,
-					   deadline) == ETIMEDOUT &&
-		    cr->cr_conn != CR_CONNECTED)
-			return -ETIMEDOUT;
-	}
-}
-
-/*
- * A caller is about to post on the endpoint with the lock dropped (lock
- * held now, connection up): the reconnector waits for it to leave.
- */
-void cr_ep_get(struct clnt_rdma *cr)
-{
-	cr->cr_ep_users++;
-}
-
-void cr_ep_put(struct clnt_rdma *cr)
-{
-	if (!--cr->cr_ep_users && cr->cr_conn == CR_RECONNECTING)
-		pthread_cond_broadcast(&cr->cr_conn_cond);
-}
 
 static uint64_t now_ms(void)
 {
@@ -148,7 +89,7 @@ static void drop_windows(struct clnt_rdma *cr)
  * destroyed (-ECANCELED).  Calls waiting in cr_wait_connected() then go
  * again or fail.
  */
-int cr_reconnect(struct clnt_rdma *cr)
+static int cr_reconnect(struct clnt_rdma *cr)
 {
 	struct rpcrdma_xprt *x = &cr->cr_x;
 	uint32_t attempt;
@@ -220,4 +161,73 @@ int cr_reconnect(struct clnt_rdma *cr)
 	pthread_cond_broadcast(&cr->cr_credit_cond);
 	pthread_mutex_unlock(&x->rx_lock);
 	return rc == -ECANCELED ? rc : 0;
+}
+
+/*
+ * Any CM event after ESTABLISHED means the connection is going away.  A
+ * Reply the peer sent before it left is already in the CQ (its receive
+ * completed before the disconnect reached us), so the calls fail only
+ * once the CQ has been drained: here, if nobody polls; else the poller
+ * does it (cr_po_reap), woken by the flushes of our QP, now in error.
+ */
+static void handle_cm(struct clnt_rdma *cr)
+{
+	struct rdma_cm_event *ev;
+	bool gone = false;
+
+	while (!rdma_get_cm_event(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
+		rdma_ack_cm_event(ev);
+		gone = true;
+	}
+	if (!gone)
+		return;
+	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (cr->cr_polling) {
+		__atomic_store_n(&cr->cr_gone, 1, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return;
+	}
+	cr->cr_polling = 1;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	cr_reap(cr);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_polling = 0;
+	cr_fail_all(cr, -ECONNRESET);
+	cr_hand_over(cr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/*
+ * Connection events nobody waits for, and reconnection when a loss is
+ * noticed (cr_reconnect).  Completions are reaped by the callers
+ * waiting for them (cr_wait_for), so this thread sleeps.  Only this
+ * thread replaces the CM channel, so it reads it unlocked.
+ */
+void *cr_progress(void *arg)
+{
+	struct clnt_rdma *cr = arg;
+	struct pollfd pfd[3] = {
+		{ .fd = -1, .events = POLLIN },
+		{ .fd = cr->cr_stopfd, .events = POLLIN },
+		{ .fd = cr->cr_kickfd, .events = POLLIN },
+	};
+	uint64_t n;
+
+	for (;;) {
+		pfd[0].fd = cr->cr_x.rx_ep.re_cm_ch ? cr->cr_x.rx_ep.re_cm_ch->fd : -1;
+		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents)
+			handle_cm(cr);
+		if (pfd[2].revents) {
+			if (read(cr->cr_kickfd, &n, sizeof(n)) != sizeof(n))
+				continue;
+			if (cr_reconnect(cr) == -ECANCELED)
+				break;
+		}
+	}
+	return NULL;
 }

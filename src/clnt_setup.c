@@ -1,6 +1,7 @@
 /*
- * Creating an RDMA CLIENT (options, call slots, the connection and its
- * progress thread), destroying it, and the caller's own registrations.
+ * Setting up an RDMA CLIENT's state (call slots and their memory), its
+ * connection (first, and again for the reconnector), and freeing it all.
+ * The CLIENT itself is made and destroyed in clnt_rdma.c.
  */
 #include "config.h"
 #include <errno.h>
@@ -32,7 +33,7 @@ static void release_abandoned(struct clnt_rdma *cr)
 					     0, false);
 }
 
-static void cr_free(struct clnt_rdma *cr)
+void cr_free(struct clnt_rdma *cr)
 {
 	uint32_t i, log_level = cr->cr_x.rx_opts.ro_log_level;
 	int rc;
@@ -65,20 +66,6 @@ static void cr_free(struct clnt_rdma *cr)
 	if (cr->cr_clnt.cl_auth)
 		auth_destroy(cr->cr_clnt.cl_auth);
 	free(cr);
-}
-
-void cr_destroy(CLIENT *cl)
-{
-	struct clnt_rdma *cr = to_cr(cl);
-	uint64_t one = 1;
-
-	if (cr->cr_thread_started) {
-		if (write(cr->cr_stopfd, &one, sizeof(one)) != sizeof(one))
-			abort();	/* an eventfd write cannot fail here */
-		pthread_join(cr->cr_thread, NULL);
-	}
-	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
-	cr_free(cr);
 }
 
 /*
@@ -148,10 +135,10 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 	if (cr->cr_reply_mem &&
 	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
 		for (i = 0; i < cr->cr_nslots; i++)
-			cr->cr_reqs[i].rq_ch.rc_mw_allowed = true;
-	cr->cr_cheap_reply = cr->cr_reqs[0].rq_ch.rc_mw_allowed;
+			cr->cr_reqs[i].rq_ch.qc_mw_allowed = true;
+	cr->cr_cheap_reply = cr->cr_reqs[0].rq_ch.qc_mw_allowed;
 	RPCRDMA_DBG("client: Reply chunks via %s",
-		    cr->cr_reqs[0].rq_ch.rc_mw_allowed ? "memory windows" :
+		    cr->cr_reqs[0].rq_ch.qc_mw_allowed ? "memory windows" :
 		    "per-RPC MRs");
 connect:
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
@@ -165,57 +152,43 @@ connect:
 	return 0;
 }
 
+int cr_connect_first(struct clnt_rdma *cr)
+{
+	return cr_connect(cr, true);
+}
+
 int cr_connect_ep(struct clnt_rdma *cr)
 {
 	return cr_connect(cr, false);
 }
 
-CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
-			 rpcvers_t vers, const struct rpcrdma_options *opts)
+/*
+ * A new handle's slots and their memory, its progress thread's eventfds
+ * and the rest of its initial state; cr_x is set up already.  0, or
+ * -ENOMEM (cr_free() then undoes what was done).
+ */
+int cr_setup(struct clnt_rdma *cr, const char *host, const char *port)
 {
-	struct clnt_rdma *cr;
 	uint32_t i, reply_cap = 0;
-	int rc;
 
-	memset(&rpc_createerr, 0, sizeof(rpc_createerr));
-	if (!host || !port) {
-		rpc_createerr.cf_stat = RPC_UNKNOWNADDR;
-		rpc_createerr.cf_error.re_errno = EINVAL;
-		return NULL;
-	}
-	cr = calloc(1, sizeof(*cr));
-	if (!cr)
-		goto out_nomem;
-	cr->cr_stopfd = -1;
-	cr->cr_kickfd = -1;
-	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
-	if (rc) {
-		free(cr);
-		if (rc != -EINVAL)
-			goto out_nomem;
-		/* Bad options, a file or a variable: rpcrdma.conf(5). */
-		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = EINVAL;
-		return NULL;
-	}
 	rpcrdma_cond_init(&cr->cr_credit_cond);
 	rpcrdma_cond_init(&cr->cr_conn_cond);
 	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
 		cr->cr_nslots <<= 1;
 	cr->cr_reqs = calloc(cr->cr_nslots, sizeof(*cr->cr_reqs));
 	if (!cr->cr_reqs)
-		goto out_free_nomem;
+		return -ENOMEM;
 	cr->cr_scratch_mem = malloc((size_t)cr->cr_nslots *
 				    cr->cr_x.rx_opts.ro_inline_send);
 	if (!cr->cr_scratch_mem)
-		goto out_free_nomem;
+		return -ENOMEM;
 	/* Reply chunk targets: address space only, pinned per RPC. */
 	if (cr->cr_x.rx_opts.ro_max_reply &&
 	    cr->cr_x.rx_opts.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER) {
 		reply_cap = (cr->cr_x.rx_opts.ro_max_reply + 4095) & ~4095u;
 		if (posix_memalign((void **)&cr->cr_reply_mem, 4096,
 				   (size_t)cr->cr_nslots * reply_cap))
-			goto out_free_nomem;
+			return -ENOMEM;
 	}
 	cr->cr_x.rx_reap = cr_reap_wait;
 	cr->cr_x.rx_reap_arg = cr;
@@ -224,9 +197,9 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
 					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
 		if (cr->cr_reply_mem) {
-			cr->cr_reqs[i].rq_ch.rc_reply_buf = cr->cr_reply_mem +
+			cr->cr_reqs[i].rq_ch.qc_reply_buf = cr->cr_reply_mem +
 							    (size_t)i * reply_cap;
-			cr->cr_reqs[i].rq_ch.rc_reply_cap = reply_cap;
+			cr->cr_reqs[i].rq_ch.qc_reply_cap = reply_cap;
 		}
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
@@ -235,9 +208,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	cr->cr_port = strdup(port);
 	if (cr->cr_stopfd < 0 || cr->cr_kickfd < 0 || !cr->cr_host ||
 	    !cr->cr_port)
-		goto out_free_nomem;
-	cr->cr_prog = prog;
-	cr->cr_vers = vers;
+		return -ENOMEM;
 	cr->cr_credits = 1;	/* one call until the first grant */
 	cr->cr_xid = initial_xid();
 	cr->cr_timeout.tv_sec = 25;
@@ -246,74 +217,6 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		cr->cr_timeout.tv_sec = cr->cr_x.rx_opts.ro_call_timeout_ms / 1000;
 		cr->cr_timeout.tv_usec = cr->cr_x.rx_opts.ro_call_timeout_ms % 1000 * 1000;
 		cr->cr_timeout_set = 1;
-	}
-	cr->cr_clnt.cl_ops = &cr_ops;
-	cr->cr_clnt.cl_netid = "rdma";
-	cr->cr_clnt.cl_tp = "rdma";
-	cr->cr_clnt.cl_auth = authnone_create();
-	if (!cr->cr_clnt.cl_auth)
-		goto out_free_nomem;
-
-	rc = cr_connect(cr, true);
-	RPCRDMA_DBG("client: connect %s:%s: %d, inline granted %u", host, port,
-		    rc, cr->cr_x.rx_ep.re_inline_granted);
-	if (rc) {
-		rpc_createerr.cf_stat = rc == -EHOSTUNREACH || rc == -ENODEV ||
-					rc == -EADDRNOTAVAIL ?
-					RPC_UNKNOWNHOST : RPC_SYSTEMERROR;
-		rpc_createerr.cf_error.re_errno = -rc;
-		cr_free(cr);
-		return NULL;
-	}
-	if (pthread_create(&cr->cr_thread, NULL, cr_progress, cr)) {
-		rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
-		goto out_free_nomem;
-	}
-	cr->cr_thread_started = 1;
-	return &cr->cr_clnt;
-
-out_free_nomem:
-	cr_free(cr);
-out_nomem:
-	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-	rpc_createerr.cf_error.re_errno = ENOMEM;
-	return NULL;
-}
-
-struct rpcrdma_mr *clnt_rdma_reg_mem(CLIENT *cl, void *addr, size_t len)
-{
-	struct clnt_rdma *cr;
-	struct rpcrdma_mr *mr;
-
-	if (!cl || cl->cl_ops != &cr_ops) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cr = to_cr(cl);
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	mr = rpcrdma_mr_add_user(&cr->cr_x.rx_mrs, &cr->cr_x.rx_ep, addr, len);
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
-	if (!mr && !errno)
-		errno = EINVAL;
-	return mr;
-}
-
-int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr)
-{
-	struct clnt_rdma *cr;
-	int rc;
-
-	if (!cl || cl->cl_ops != &cr_ops) {
-		errno = EINVAL;
-		return -1;
-	}
-	cr = to_cr(cl);
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	rc = rpcrdma_mr_remove_user(&cr->cr_x.rx_mrs, mr);
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
-	if (rc) {
-		errno = -rc;
-		return -1;
 	}
 	return 0;
 }

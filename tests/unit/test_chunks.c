@@ -521,6 +521,86 @@ START_TEST(dec_bounds)
 }
 END_TEST
 
+/*
+ * A Reply chunk offered only because the Reply's bound is unknown is
+ * dropped when its 20 header bytes alone push the Call out of inline,
+ * and only then: a known bound, a forced kind, or a Call too large
+ * either way keep it.
+ */
+START_TEST(unknown_reply_dropped)
+{
+	const uint32_t rch = rpcrdma_reply_chunk_size(1);
+	const struct rpcrdma_call_limits lim = { 4096, HDRMIN + rch, 16, 0 };
+	/* Header and Call: 4096 bytes less 8 alone, 12 over with the chunk. */
+	const u_int edge = 4096 - HDRMIN - 16 - 8;
+	struct rpcrdma_xdr_buf xb;
+	struct rpcrdma_call_plan pl;
+	uint32_t reply_len;
+
+	build(&xb, edge, 0);
+	reply_len = 1024;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim, RPCRDMA_CALL_AUTO,
+						 RPCRDMA_REPLY_AUTO, true,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 0);
+	ck_assert_int_eq(pl.cp_kind, RPCRDMA_CALL_INLINE);
+	ck_assert_uint_eq(pl.cp_hdrlen, HDRMIN);
+	check_rebuild(&xb, &pl);
+
+	/* The bound is known: the chunk is wanted, the Call takes chunks. */
+	reply_len = 1024;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim, RPCRDMA_CALL_AUTO,
+						 RPCRDMA_REPLY_AUTO, false,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 1024);
+	ck_assert_int_ne(pl.cp_kind, RPCRDMA_CALL_INLINE);
+
+	/* reply_chunks=always: the offer is the program's choice. */
+	reply_len = 1024;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim, RPCRDMA_CALL_AUTO,
+						 RPCRDMA_REPLY_ALWAYS, true,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 1024);
+	ck_assert_int_ne(pl.cp_kind, RPCRDMA_CALL_INLINE);
+
+	/* call_chunks=read: Read chunks were asked for anyway. */
+	reply_len = 1024;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim, RPCRDMA_CALL_READ,
+						 RPCRDMA_REPLY_AUTO, true,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 1024);
+	ck_assert_int_eq(pl.cp_kind, RPCRDMA_CALL_READCH);
+
+	/* Inline with the chunk: nothing to drop. */
+	build(&xb, edge - 12, 0);
+	reply_len = 1024;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim, RPCRDMA_CALL_AUTO,
+						 RPCRDMA_REPLY_AUTO, true,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 1024);
+	ck_assert_int_eq(pl.cp_kind, RPCRDMA_CALL_INLINE);
+	ck_assert_uint_eq(pl.cp_hdrlen, HDRMIN + rch);
+
+	/* Not inline even without it: the chunk stays. */
+	build(&xb, edge + 12, 0);
+	reply_len = 1024;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim, RPCRDMA_CALL_AUTO,
+						 RPCRDMA_REPLY_AUTO, true,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 1024);
+	ck_assert_int_ne(pl.cp_kind, RPCRDMA_CALL_INLINE);
+
+	/* No chunk offered: the plan is rpcrdma_plan_call's. */
+	build(&xb, edge, 0);
+	reply_len = 0;
+	ck_assert_int_eq(rpcrdma_plan_call_reply(&xb, &lim4k, RPCRDMA_CALL_AUTO,
+						 RPCRDMA_REPLY_AUTO, true,
+						 &reply_len, &pl), 0);
+	ck_assert_uint_eq(reply_len, 0);
+	ck_assert_int_eq(pl.cp_kind, RPCRDMA_CALL_INLINE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chunks");
@@ -535,6 +615,7 @@ int main(void)
 	tcase_add_test(tc, long_when_nothing_ddp);
 	tcase_add_test(tc, readch_falls_back_to_long);
 	tcase_add_test(tc, call_limits);
+	tcase_add_test(tc, unknown_reply_dropped);
 	suite_add_tcase(s, tc);
 	tcase_add_loop_test(tr, reply_table, 0,
 			    sizeof(reply_rows) / sizeof(reply_rows[0]));

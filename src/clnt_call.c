@@ -1,0 +1,465 @@
+/*
+ * One RPC call on the client (cr_call): a credit and a slot, the Call
+ * encoded, marshalled and sent, its Reply waited for and decoded.  A
+ * call goes again, same xid, when the connection is lost under it, and
+ * once more with a Reply chunk when its Reply did not fit inline.
+ */
+#include "config.h"
+#include <errno.h>
+#include "clnt_rdma.h"
+
+/* ---- credits and slots --------------------------------------------------- */
+
+static int reply_done(struct clnt_rdma *cr, const void *ctx)
+{
+	const struct rpcrdma_req *rq = ctx;
+
+	(void)cr;
+	return __atomic_load_n(&rq->rq_state, __ATOMIC_ACQUIRE) != RQ_SENT;
+}
+
+/* A call going again may take a credit (its slot it has). */
+static int resend_credit_done(struct clnt_rdma *cr, const void *ctx)
+{
+	(void)ctx;
+	return __atomic_load_n(&cr->cr_x.rx_dead, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&cr->cr_inflight, __ATOMIC_RELAXED) <
+	       __atomic_load_n(&cr->cr_credits, __ATOMIC_RELAXED);
+}
+
+/* A new call may take a credit and a slot (calls going again hold one). */
+static int credit_done(struct clnt_rdma *cr, const void *ctx)
+{
+	return resend_credit_done(cr, ctx) &&
+	       (__atomic_load_n(&cr->cr_x.rx_dead, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&cr->cr_inflight, __ATOMIC_RELAXED) +
+		__atomic_load_n(&cr->cr_resending, __ATOMIC_RELAXED) <
+		cr->cr_nslots);
+}
+
+/*
+ * A credit and a slot for a new call, lock held; the caller then holds
+ * the endpoint (cr_ep_get) until its Call is posted.  Where the client
+ * reconnects, a lost connection is waited for (a round that gave up
+ * starts again); else its error is returned.
+ */
+static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
+		     struct rpcrdma_req **rqp)
+{
+	uint32_t i, mask = cr->cr_nslots - 1;
+	int rc;
+
+	for (;;) {
+		if (cr->cr_conn != CR_CONNECTED || cr->cr_x.rx_dead) {
+			if (!cr_can_reconnect(cr))
+				return cr->cr_x.rx_dead ? cr->cr_x.rx_dead : -ECONNRESET;
+			if (cr->cr_conn == CR_CONNECTED)
+				cr_fail_all(cr, cr->cr_x.rx_dead);
+			rc = cr_wait_connected(cr, true, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (credit_done(cr, NULL))
+			break;
+		if (cr_can_reconnect(cr) && cr->cr_abandoned &&
+		    cr->cr_abandoned >= cr->cr_credits) {
+			/* Every credit is held by a call its caller gave up
+			 * on: a server that drops calls would starve us for
+			 * good.  A new connection starts the credits anew. */
+			cr->cr_x.rx_stats.rs_credit_recoveries++;
+			cr_fail_all(cr, -ETIMEDOUT);
+			continue;
+		}
+		/* Replies free credits; someone must reap them, maybe us. */
+		cr->cr_x.rx_stats.rs_credit_waits++;
+		if (cr_wait_for(cr, credit_done, NULL, &cr->cr_credit_cond,
+				deadline))
+			return -ETIMEDOUT;
+	}
+	/*
+	 * The lowest free slot: a slot's memory (its Reply chunk window on
+	 * rxe pins its Reply buffer once used) is reused before another's
+	 * is touched, so a handle pins what its concurrency needs, not all
+	 * its slots.
+	 */
+	for (i = 0; i < cr->cr_nslots; i++)
+		if (cr->cr_reqs[i].rq_state == RQ_FREE)
+			break;
+	if (i == cr->cr_nslots)
+		return -EAGAIN;	/* cannot happen: credit_done counted slots */
+	/* The xid names its slot in its low bits (find_req); the rest
+	 * counts calls, so an xid comes back only after 2^32 / slots. */
+	cr->cr_xid = ((cr->cr_xid + cr->cr_nslots) & ~mask) | i;
+	*rqp = &cr->cr_reqs[i];
+	(*rqp)->rq_xid = cr->cr_xid;
+	(*rqp)->rq_rep = NULL;
+	(*rqp)->rq_refused_chunk = false;
+	cr_slot_move(cr, *rqp, RQ_SENT);
+	cr_ep_get(cr);
+	return 0;
+}
+
+/*
+ * A call the connection's loss left in RQ_RESEND goes again once the
+ * client reconnected and a credit is free, lock held: 0, the call in
+ * RQ_SENT holding the endpoint; or why not (the round gave up, or the
+ * deadline passed), the slot still in RQ_RESEND.
+ */
+static int wait_resend(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		       const struct timespec *deadline)
+{
+	int rc;
+
+	for (;;) {
+		rc = cr_wait_connected(cr, false, deadline);
+		if (rc)
+			return rc;
+		if (cr->cr_x.rx_dead) {
+			/* Lost again before we went: wait for that round. */
+			cr_fail_all(cr, cr->cr_x.rx_dead);
+			continue;
+		}
+		if (resend_credit_done(cr, NULL))
+			break;
+		if (cr_wait_for(cr, resend_credit_done, NULL,
+				&cr->cr_credit_cond, deadline))
+			return -ETIMEDOUT;
+	}
+	rq->rq_err = 0;
+	rq->rq_refused_chunk = false;
+	cr_slot_move(cr, rq, RQ_SENT);
+	cr->cr_x.rx_stats.rs_retransmits++;
+	cr_ep_get(cr);
+	return 0;
+}
+
+/* The call is over: give back its Reply buffer, slot and credit. Lock held. */
+static void release_slot(struct clnt_rdma *cr, struct rpcrdma_req *rq)
+{
+	/* While the client reconnects, the reconnector posts it instead. */
+	if (rq->rq_rep && cr->cr_conn == CR_CONNECTED &&
+	    rpcrdma_xprt_repost(&cr->cr_x, rq->rq_rep))
+		cr_fail_all(cr, -ECONNRESET);
+	rq->rq_rep = NULL;
+	cr_slot_move(cr, rq, RQ_FREE);
+	pthread_cond_signal(&cr->cr_credit_cond);
+}
+
+/*
+ * A mapped Call gathered the caller's memory: the call may not return
+ * before that Send completed, even when the Reply overtook it (counted)
+ * or the call timed out.  A Send completes or is flushed when the QP
+ * fails, so the grace period only guards against a wedged device.
+ */
+static void wait_send_done(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			   const struct timespec *deadline)
+{
+	struct timespec later = *deadline;
+
+	later.tv_sec += 30;
+	rpcrdma_xprt_wait_send(&cr->cr_x, rq->rq_send_seq, &later);
+	rq->rq_send_seq = 0;
+}
+
+/* ---- the call ----------------------------------------------------------- */
+
+/* Revoke the call's remote access; counted.  Lock not held. */
+static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+			   int caller_only)
+{
+	unsigned int n;
+	bool post;
+
+	if (!rq->rq_ch.qc_mw_bound && !rq->rq_ch.qc_regs.rg_n)
+		return;
+	/* Invalidating a window posts on the QP: not while reconnecting. */
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	post = cr->cr_conn == CR_CONNECTED;
+	if (post)
+		cr_ep_get(cr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	n = rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, caller_only, post);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (post)
+		cr_ep_put(cr);
+	cr->cr_x.rx_stats.rs_chunk_deregs += n;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/* What a step of a call leads to (cr_call). */
+enum cc_next {
+	CC_SEND,	/* marshal and post the Call (again), endpoint held */
+	CC_REPLIED,	/* the slot left RQ_SENT: a Reply, or RQ_FAILED */
+	CC_RESEND,	/* the connection went: go again once reconnected */
+	CC_RELEASE,	/* over, cc_st set: give back the slot */
+	CC_RETURN,	/* over, cc_st set, the slot already dealt with */
+};
+
+/* One call in progress. */
+struct cr_call {
+	struct clnt_rdma *cc_cr;
+	struct rpcrdma_req *cc_rq;
+	rpcproc_t cc_proc;
+	xdrproc_t cc_xres;
+	void *cc_resp;
+	struct rpcrdma_result_buf *cc_rb;	/* zero-copy, or NULL */
+	struct rpcrdma_xdr_buf cc_xb;		/* the Call, encoded */
+	struct timespec cc_deadline;
+	bool cc_retried;	/* went once more with a Reply chunk */
+	bool cc_held;		/* holds the endpoint (cr_ep_get) */
+	bool cc_counted;	/* in rs_calls: a Call of it was posted */
+	enum clnt_stat cc_st;	/* the outcome, once over */
+};
+
+/* The Call into the slot's scratch, else whole into its spill buffer. */
+static enum cc_next encode(struct cr_call *c, xdrproc_t xargs, void *argsp)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+	int rc;
+
+	rc = cr_encode_call(cr, rq, c->cc_proc, xargs, argsp, rq->rq_scratch,
+			    cr->cr_x.rx_opts.ro_inline_send,
+			    cr->cr_x.rx_opts.ro_page_threshold, &c->cc_xb);
+	if (rc == -EMSGSIZE)
+		rc = cr_encode_spilled(cr, rq, c->cc_proc, xargs, argsp,
+				       &c->cc_xb);
+	if (!rc)
+		return CC_SEND;
+	/* Too large for any buffer is a limit, not bad arguments. */
+	c->cc_st = rc == -EMSGSIZE ?
+		   cr_call_too_large(cr, c->cc_proc,
+				     rpcrdma_xdrbuf_len(&c->cc_xb)) :
+		   cr_refuse(cr, RPC_CANTENCODEARGS, rc);
+	return CC_RELEASE;
+}
+
+/* Marshalling failed (nothing registered, nothing posted). */
+static enum cc_next marshal_failed(struct cr_call *c, int rc)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (rc == -EMSGSIZE)
+		cr->cr_x.rx_stats.rs_too_large++;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (c->cc_counted)
+		c->cc_st = cr_set_err(cr, RPC_CANTSEND, rc);
+	else if (rc == -EMSGSIZE)
+		c->cc_st = cr_call_too_large(cr, c->cc_proc,
+					     rpcrdma_xdrbuf_len(&c->cc_xb));
+	else
+		c->cc_st = cr_refuse(cr, RPC_CANTSEND, rc);
+	return CC_RELEASE;
+}
+
+/*
+ * Marshal and post the Call, endpoint held, then wait for its Reply.
+ * Lock not held on entry or return.
+ */
+static enum cc_next send_once(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+	struct rpcrdma_xdr_buf send;
+	enum cc_next next;
+	int rc;
+
+	/* Chunks as the Call's size and the Reply's bound need (chunks.c). */
+	rc = rpcrdma_clnt_marshal(&cr->cr_x, &rq->rq_ch, rq->rq_xid, &c->cc_xb,
+				  cr_reply_bound(cr, c->cc_proc, c->cc_xres,
+						 c->cc_rb != NULL),
+				  c->cc_rb, &send);
+	if (rc)
+		return marshal_failed(c, rc);
+	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.qc_hdr, rq->rq_ch.qc_hdrlen,
+			       &send, &c->cc_deadline, &rq->rq_send_seq);
+	RPCRDMA_DBG("client: Call xid %#x, %zu bytes, chunks %d, reply chunk %d: %d",
+		    rq->rq_xid, rpcrdma_xdrbuf_len(&c->cc_xb),
+		    (int)rq->rq_ch.qc_kind, (int)rq->rq_ch.qc_has_reply, rc);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr_ep_put(cr);
+	c->cc_held = false;
+	if (rc && (rc == -ETIMEDOUT || !cr->cr_x.rx_dead ||
+		   !cr_can_reconnect(cr))) {
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		release_chunks(cr, rq, 0);
+		c->cc_st = (c->cc_counted ? cr_set_err : cr_refuse)(cr,
+				rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND,
+				rc);
+		return CC_RELEASE;
+	}
+	if (rc) {
+		/* The connection went as we posted: this call goes again. */
+		cr_fail_all(cr, cr->cr_x.rx_dead);
+	} else {
+		/* Once per call: a retry or resend is counted apart
+		 * (rs_reply_chunk_retries, rs_retransmits). */
+		if (!c->cc_counted)
+			cr->cr_x.rx_stats.rs_calls++;
+		c->cc_counted = true;
+		rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
+		if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond,
+				&c->cc_deadline)) {
+			/* Keep the credit until the Reply or the connection
+			 * ends: the server may still be working on it. */
+			cr_slot_move(cr, rq, RQ_ABANDONED);
+			cr->cr_x.rx_stats.rs_timeouts++;
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			/* The caller's memory must not stay remotely
+			 * accessible once we return; our Reply buffer goes
+			 * with the slot. */
+			release_chunks(cr, rq, 1);
+			wait_send_done(cr, rq, &c->cc_deadline);
+			/* The spill buffer stays: the server may still
+			 * read it. */
+			c->cc_st = cr_set_err(cr, RPC_TIMEDOUT, 0);
+			return CC_RETURN;
+		}
+	}
+	next = rq->rq_state == RQ_RESEND ? CC_RESEND : CC_REPLIED;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return next;
+}
+
+/*
+ * The slot is in RQ_RESEND: once the Send is done and the chunks
+ * revoked, wait to go again on the new connection.  Lock not held on
+ * entry or return.
+ */
+static enum cc_next resend(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+	int rc;
+
+	wait_send_done(cr, rq, &c->cc_deadline);
+	release_chunks(cr, rq, 0);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	rc = wait_resend(cr, rq, &c->cc_deadline);
+	if (rc) {
+		/* It never went again: it holds no credit. */
+		cr_slot_move(cr, rq, RQ_FREE);
+		pthread_cond_signal(&cr->cr_credit_cond);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		cr_trim_spill(rq);
+		c->cc_st = cr_set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT :
+				      RPC_CANTRECV, rc);
+		return CC_RETURN;
+	}
+	c->cc_held = true;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return CC_SEND;
+}
+
+/*
+ * The Reply did not fit inline and we offered no chunk: once more, same
+ * xid (a duplicate request cache knows it), with one.  The server ran
+ * the procedure; see ro_reply_chunks.  Lock not held.
+ */
+static enum cc_next retry_with_chunk(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+
+	c->cc_retried = true;
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_x.rx_stats.rs_reply_chunk_retries++;
+	rq->rq_err = 0;
+	rq->rq_refused_chunk = false;
+	if (cr->cr_conn != CR_CONNECTED || cr->cr_x.rx_dead) {
+		/* Lost meanwhile: it goes again once reconnected. */
+		if (!cr_can_reconnect(cr)) {
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			c->cc_st = cr_set_err(cr, RPC_CANTSEND,
+					      cr->cr_x.rx_dead);
+			return CC_RELEASE;
+		}
+		cr_slot_move(cr, rq, RQ_RESEND);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return CC_RESEND;
+	}
+	cr_slot_move(cr, rq, RQ_SENT);
+	cr_ep_get(cr);
+	c->cc_held = true;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return CC_SEND;
+}
+
+/* The slot left RQ_SENT: a Reply, or a failure.  Lock not held. */
+static enum cc_next replied(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+
+	wait_send_done(cr, rq, &c->cc_deadline);
+	/* The Reply is here: no rkey of this RPC may work any longer. */
+	release_chunks(cr, rq, 0);
+	if (cr_reply_learn(cr, c->cc_proc, c->cc_xres, rq) && !c->cc_retried)
+		return retry_with_chunk(c);
+	if (rq->rq_state == RQ_FAILED && rq->rq_refused_chunk)
+		c->cc_st = cr_refused_chunk(cr, c->cc_proc, rq,
+					    rpcrdma_xdrbuf_len(&c->cc_xb));
+	else if (rq->rq_state == RQ_FAILED)
+		c->cc_st = cr_set_err(cr, rq->rq_err == -EMSGSIZE ?
+				      RPC_CANTSEND : RPC_CANTRECV, rq->rq_err);
+	else
+		c->cc_st = cr_decode_reply(cr, rq, c->cc_xres, c->cc_resp);
+	if (c->cc_rb)
+		c->cc_rb->rb_written = rq->rq_ch.qc_ddp.dt_written;
+	return CC_RELEASE;
+}
+
+/* Give back what the call still holds: endpoint, slot and credit. */
+static void release(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+
+	cr_trim_spill(c->cc_rq);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (c->cc_held)
+		cr_ep_put(cr);
+	release_slot(cr, c->cc_rq);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/*
+ * The call, for clnt_call() (clnt_rdma.c): @rb is the zero-copy buffer
+ * the caller set for it, or NULL.  Each turn of the loop posts the Call
+ * once: the first time, again after a lost connection (RQ_RESEND), or
+ * once more with a Reply chunk.
+ */
+enum clnt_stat cr_call(struct clnt_rdma *cr, struct rpcrdma_result_buf *rb,
+		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		       xdrproc_t xres, void *resp, struct timeval tmo)
+{
+	struct cr_call c = {
+		.cc_cr = cr, .cc_proc = proc, .cc_xres = xres,
+		.cc_resp = resp, .cc_rb = rb, .cc_held = true,
+	};
+	enum cc_next next;
+	int rc;
+
+	rpcrdma_deadline(&c.cc_deadline,
+			 cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	rc = take_slot(cr, &c.cc_deadline, &c.cc_rq);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (rc == -ETIMEDOUT)
+		return cr_refuse(cr, RPC_TIMEDOUT, 0);
+	if (rc)
+		return cr_refuse(cr, RPC_CANTSEND, rc);
+
+	next = encode(&c, xargs, argsp);
+	while (next == CC_SEND) {
+		next = send_once(&c);
+		if (next == CC_REPLIED)
+			next = replied(&c);
+		if (next == CC_RESEND)
+			next = resend(&c);
+	}
+	if (next == CC_RELEASE)
+		release(&c);
+	return c.cc_st;
+}

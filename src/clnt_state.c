@@ -1,0 +1,202 @@
+/*
+ * The client's state, below everything else: call slots and the one
+ * function that moves them (cr_slot_move), failing every call when the
+ * connection goes, the connection's state as the calls see it, and the
+ * last call's outcome for clnt_geterr().
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "clnt_rdma.h"
+
+/* ---- call slots ---------------------------------------------------------- */
+
+/* Whether a slot in @s holds one of the credits the server granted. */
+static int holds_credit(enum rpcrdma_req_state s)
+{
+	return s == RQ_SENT || s == RQ_REPLIED || s == RQ_FAILED ||
+	       s == RQ_ABANDONED;
+}
+
+/*
+ * Every change of a slot's rq_state goes through here, so the counters
+ * are the slots' states summed, never adjusted by hand:
+ *
+ *   cr_inflight   slots holding a credit: SENT, REPLIED, FAILED, ABANDONED
+ *   cr_resending  slots in RESEND (a slot, no credit)
+ *   cr_abandoned  slots in ABANDONED
+ *
+ * The transitions, and who makes them:
+ *
+ *   FREE      -> SENT       the caller taking the slot (take_slot)
+ *   SENT      -> REPLIED    whoever reaps the Reply (handle_reply)
+ *   SENT      -> FAILED     handle_reply (RDMA_ERROR, bad chunks), or
+ *                           cr_fail_all where the client does not reconnect
+ *   SENT      -> RESEND     cr_fail_all where the client reconnects
+ *   SENT      -> ABANDONED  the caller, timed out (it keeps the credit
+ *                           until the Reply or the connection ends)
+ *   ABANDONED -> FREE       handle_reply or cr_fail_all (cr_free_abandoned)
+ *   RESEND    -> SENT       the caller going again (wait_resend)
+ *   RESEND    -> FREE       the caller whose resend gave up
+ *   REPLIED, FAILED -> SENT    the caller retrying with a Reply chunk
+ *   REPLIED, FAILED -> RESEND  the same, the connection lost meanwhile
+ *   SENT, REPLIED, FAILED -> FREE  the caller, its call over (release_slot)
+ *
+ * Memory ordering, one discipline: every change is made with rx_lock
+ * held, here only.  The counters are stored relaxed and rq_state last,
+ * with release; a reader without the lock (the poller's done() tests:
+ * reply_done, the credit predicates) loads rq_state with acquire and the
+ * counters relaxed, then decides again under the lock.  Readers holding
+ * the lock need no atomics.
+ */
+void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		  enum rpcrdma_req_state to)
+{
+	enum rpcrdma_req_state from = rq->rq_state;
+
+	__atomic_store_n(&cr->cr_inflight, cr->cr_inflight -
+			 holds_credit(from) + holds_credit(to),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&cr->cr_resending, cr->cr_resending -
+			 (from == RQ_RESEND) + (to == RQ_RESEND),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&cr->cr_abandoned, cr->cr_abandoned -
+			 (from == RQ_ABANDONED) + (to == RQ_ABANDONED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&rq->rq_state, to, __ATOMIC_RELEASE);
+}
+
+/* An xid's low bits are its slot (take_slot): O(1), no scan. */
+struct rpcrdma_req *cr_slot_find(struct clnt_rdma *cr, uint32_t xid)
+{
+	struct rpcrdma_req *rq = &cr->cr_reqs[xid & (cr->cr_nslots - 1)];
+
+	return rq->rq_state != RQ_FREE && rq->rq_xid == xid ? rq : NULL;
+}
+
+/*
+ * An abandoned call is over (its Reply came, or the connection went):
+ * what stayed registered for it, its Reply buffer, is revoked before
+ * the slot can be reused.  Lock held.
+ */
+void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq)
+{
+	cr->cr_x.rx_stats.rs_chunk_deregs +=
+		rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0,
+				     cr->cr_conn == CR_CONNECTED);
+	cr_slot_move(cr, rq, RQ_FREE);
+}
+
+/*
+ * The connection is gone, lock held.  Calls in flight fail, or, where
+ * the client reconnects, wait to go again (RQ_RESEND, their credit
+ * given back: the new connection grants its own); abandoned ones end.
+ */
+void cr_fail_all(struct clnt_rdma *cr, int err)
+{
+	bool again = cr_can_reconnect(cr);
+	uint32_t i;
+
+	__atomic_store_n(&cr->cr_gone, 0, __ATOMIC_RELAXED);
+	if (!cr->cr_x.rx_dead)
+		cr->cr_x.rx_dead = err;
+	if (again)
+		cr_conn_lost(cr);
+	for (i = 0; i < cr->cr_nslots; i++) {
+		struct rpcrdma_req *rq = &cr->cr_reqs[i];
+
+		if (rq->rq_state == RQ_SENT) {
+			rq->rq_err = err;
+			cr_slot_move(cr, rq, again ? RQ_RESEND : RQ_FAILED);
+			pthread_cond_signal(&rq->rq_cond);
+		} else if (rq->rq_state == RQ_ABANDONED) {
+			cr_free_abandoned(cr, rq);
+		}
+	}
+	pthread_cond_broadcast(&cr->cr_credit_cond);
+	pthread_cond_broadcast(&cr->cr_x.rx_sendctx_cond);
+}
+
+/* ---- the connection, as the calls see it (enum cr_conn_state) ------------ */
+
+bool cr_can_reconnect(const struct clnt_rdma *cr)
+{
+	return cr->cr_x.rx_opts.ro_reconnect_tries > 0;
+}
+
+/* A loss noticed, lock held (cr_fail_all): kick the reconnector once. */
+void cr_conn_lost(struct clnt_rdma *cr)
+{
+	uint64_t one = 1;
+
+	if (cr->cr_conn != CR_CONNECTED)
+		return;
+	cr->cr_conn = CR_LOST;
+	/* An eventfd write fails only when its counter would overflow. */
+	if (write(cr->cr_kickfd, &one, sizeof(one)) != sizeof(one))
+		RPCRDMA_DBG("client: reconnector kick: %s", strerror(errno));
+	pthread_cond_broadcast(&cr->cr_conn_cond);
+}
+
+/*
+ * Wait, lock held, until the connection is up: 0; the round gave up: its
+ * error; the deadline passed: -ETIMEDOUT.  @new_round: a round that gave
+ * up before we came starts again (new calls); the calls a round left
+ * pending fail with it instead.
+ */
+int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
+		      const struct timespec *deadline)
+{
+	for (;;) {
+		if (cr->cr_conn == CR_CONNECTED)
+			return 0;
+		if (cr->cr_conn == CR_GAVE_UP) {
+			if (!new_round)
+				return cr->cr_conn_err;
+			new_round = false;
+			cr->cr_conn = CR_CONNECTED;	/* so that it can be lost */
+			cr_conn_lost(cr);
+		}
+		if (pthread_cond_timedwait(&cr->cr_conn_cond, &cr->cr_x.rx_lock,
+					   deadline) == ETIMEDOUT &&
+		    cr->cr_conn != CR_CONNECTED)
+			return -ETIMEDOUT;
+	}
+}
+
+/*
+ * A caller is about to post on the endpoint with the lock dropped (lock
+ * held now, connection up): the reconnector waits for it to leave.
+ */
+void cr_ep_get(struct clnt_rdma *cr)
+{
+	cr->cr_ep_users++;
+}
+
+void cr_ep_put(struct clnt_rdma *cr)
+{
+	if (!--cr->cr_ep_users && cr->cr_conn == CR_RECONNECTING)
+		pthread_cond_broadcast(&cr->cr_conn_cond);
+}
+
+/* ---- the last call's outcome --------------------------------------------- */
+
+/* Record a call's outcome for clnt_geterr(); calls may run in parallel. */
+enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e)
+{
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_err = *e;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return e->re_status;
+}
+
+enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
+{
+	struct rpc_err e;
+
+	memset(&e, 0, sizeof(e));
+	e.re_status = st;
+	e.re_errno = err < 0 ? -err : err;
+	return cr_put_err(cr, &e);
+}

@@ -1,0 +1,317 @@
+/*
+ * Waiting in the client: whoever waits reaps the CQ, one poller at a
+ * time, the others asleep (poller.h); the Replies it reaps go to their
+ * calls (handle_reply).  Also the Send path's short reap (cr_reap_wait).
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "clnt_rdma.h"
+#include "completion.h"
+#include "poller.h"
+
+/*
+ * Why the server answered RDMA_ERROR.  ERR_CHUNK for a Call that carried
+ * Read chunks: the server cannot take them, so the Call could not be
+ * sent in a form it accepts (-EMSGSIZE, as for a Call no Send can carry);
+ * otherwise the Reply would not fit what we offered (-EPROTO).
+ */
+static int refused_err(const struct rpcrdma_req_chunks *ch,
+		       const struct rpcrdma_hdr *h)
+{
+	if (h->rh_err == RPCRDMA_ERR_VERS)
+		return -EPROTONOSUPPORT;
+	return ch->qc_kind != RPCRDMA_CALL_INLINE ? -EMSGSIZE : -EPROTO;
+}
+
+/*
+ * A Reply arrived.  The grant it carries takes effect at once (0 counts as
+ * 1, and never more than we asked for); then the Reply goes to its call,
+ * or back to the receive queue if nobody waits for it.  Lock held.
+ */
+static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_hdr h;
+	struct rpcrdma_req *rq;
+	uint32_t grant;
+	int rc;
+
+	rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
+	RPCRDMA_DBG("client: Reply of %u bytes: decode %d xid %#x proc %u",
+		    rep->rr_len, rc, h.rh_xid, h.rh_proc);
+	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
+	     cr_slot_find(cr, h.rh_xid) : NULL;
+	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq) {
+		/* The server refused our Call; no Reply is coming. */
+		if (rq->rq_state == RQ_SENT) {
+			rq->rq_err = refused_err(&rq->rq_ch, &h);
+			rq->rq_refused_chunk = h.rh_err == RPCRDMA_ERR_CHUNK;
+			cr_slot_move(cr, rq, RQ_FAILED);
+			pthread_cond_signal(&rq->rq_cond);
+		} else if (rq->rq_state == RQ_ABANDONED) {
+			cr_free_abandoned(cr, rq);
+			pthread_cond_broadcast(&cr->cr_credit_cond);
+		}
+		cr->cr_x.rx_stats.rs_bad_replies++;
+		if (h.rh_err == RPCRDMA_ERR_CHUNK)
+			cr->cr_x.rx_stats.rs_err_chunk++;
+		goto out_repost;
+	}
+	if (rc || (h.rh_proc != RPCRDMA_MSG && h.rh_proc != RPCRDMA_NOMSG) ||
+	    !rq || (rq->rq_state != RQ_SENT && rq->rq_state != RQ_ABANDONED)) {
+		cr->cr_x.rx_stats.rs_bad_replies++;
+		goto out_repost;
+	}
+	grant = h.rh_credits ? h.rh_credits : 1;
+	if (grant > cr->cr_x.rx_opts.ro_max_requests)
+		grant = cr->cr_x.rx_opts.ro_max_requests;
+	cr->cr_credits = grant;
+	cr->cr_x.rx_stats.rs_credits_granted = grant;
+	pthread_cond_broadcast(&cr->cr_credit_cond);
+
+	if (rq->rq_state == RQ_ABANDONED) {
+		cr_free_abandoned(cr, rq);
+		goto out_repost;
+	}
+	/* The chunks that came back must be the ones this call offered. */
+	if (rpcrdma_clnt_check_reply(&rq->rq_ch, &h, &cr->cr_x.rx_stats)) {
+		rq->rq_err = -EBADMSG;
+		cr_slot_move(cr, rq, RQ_FAILED);
+		cr->cr_x.rx_stats.rs_bad_replies++;
+		pthread_cond_signal(&rq->rq_cond);
+		goto out_repost;
+	}
+	rq->rq_rep = rep;
+	rq->rq_off = h.rh_hdrlen;
+	cr_slot_move(cr, rq, RQ_REPLIED);
+	cr->cr_x.rx_stats.rs_replies++;
+	pthread_cond_signal(&rq->rq_cond);
+	return;
+
+out_repost:
+	if (rpcrdma_xprt_repost(&cr->cr_x, rep))
+		cr_fail_all(cr, -ECONNRESET);
+}
+
+/* A Receive completed: match it to its call (completion.h). */
+static void reap_recv(void *owner, struct rpcrdma_rep *rep)
+{
+	struct clnt_rdma *cr = owner;
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	handle_reply(cr, rep);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/* A completion failed the connection: every call waiting fails. */
+static void reap_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
+{
+	struct clnt_rdma *cr = owner;
+
+	(void)wc;
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (unknown)
+		cr->cr_x.rx_stats.rs_cqe_unknown++;
+	cr_fail_all(cr, -ECONNRESET);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+/*
+ * The client posts Sends, Receives and window binds and invalidations;
+ * RDMA Read/Write is the server's.  Anything else is refused, counted,
+ * and fails the connection (reconnection recovers).
+ */
+static const struct rpcrdma_cq_ops clnt_cq_ops = {
+	.cqo_name = "client",
+	.cqo_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_BIND) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_INV),
+	.cqo_recv = reap_recv,
+	.cqo_fail = reap_fail,
+};
+
+/* Handle what completed: how many completions (0: the CQ was empty). */
+int cr_reap(struct clnt_rdma *cr)
+{
+	int n = rpcrdma_cq_reap(&cr->cr_x, &clnt_cq_ops, cr);
+
+	if (n < 0) {
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		cr_fail_all(cr, n);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	}
+	return n;
+}
+
+/* ---- waiting: one poller, the others asleep ------------------------------ */
+
+struct cr_poll_arg {
+	struct clnt_rdma *pa_cr;
+	int (*pa_done)(struct clnt_rdma *cr, const void *ctx);
+	const void *pa_ctx;
+};
+
+/*
+ * The connection went (handle_cm) while we polled: once a reap that began
+ * after that found the CQ empty, every Reply sent before it is in; what
+ * is still waiting fails.
+ */
+static int cr_po_reap(void *arg)
+{
+	struct clnt_rdma *cr = ((struct cr_poll_arg *)arg)->pa_cr;
+	int gone = __atomic_load_n(&cr->cr_gone, __ATOMIC_ACQUIRE);
+	int n = cr_reap(cr);
+
+	if (n == 0 && gone) {
+		pthread_mutex_lock(&cr->cr_x.rx_lock);
+		if (cr->cr_gone)
+			cr_fail_all(cr, -ECONNRESET);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	}
+	return n;
+}
+
+static int cr_po_done(void *arg)
+{
+	struct cr_poll_arg *pa = arg;
+
+	return pa->pa_done(pa->pa_cr, pa->pa_ctx);
+}
+
+static int cr_po_arm(void *arg)
+{
+	return rpcrdma_cq_arm(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep);
+}
+
+static int cr_po_sleep(void *arg, int timeout_ms)
+{
+	return rpcrdma_cq_sleep(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep,
+				timeout_ms);
+}
+
+static const struct rpcrdma_poll_ops cr_poll_ops = {
+	.po_reap = cr_po_reap,
+	.po_done = cr_po_done,
+	.po_arm = cr_po_arm,
+	.po_sleep = cr_po_sleep,
+	.po_now_ns = rpcrdma_poll_now_ns,
+};
+
+static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
+{
+	struct cr_waiter **pp;
+
+	for (pp = &cr->cr_waiters; *pp; pp = &(*pp)->w_next)
+		if (*pp == w) {
+			*pp = w->w_next;
+			return;
+		}
+}
+
+/* The poller role is free: wake a sleeper to take it.  Lock held. */
+void cr_hand_over(struct clnt_rdma *cr)
+{
+	if (!cr->cr_polling && cr->cr_waiters)
+		pthread_cond_signal(cr->cr_waiters->w_cond);
+	/* The reconnector waits for the poller to leave. */
+	if (!cr->cr_polling && cr->cr_conn == CR_RECONNECTING)
+		pthread_cond_broadcast(&cr->cr_conn_cond);
+}
+
+static void cr_add_poll_stats(struct rpcrdma_stats *st,
+			      const struct rpcrdma_poll_stats *ps)
+{
+	st->rs_wakeups += ps->ps_wakeups;
+	st->rs_busy_poll_hits += ps->ps_hits;
+	st->rs_busy_poll_misses += ps->ps_misses;
+	st->rs_empty_polls += ps->ps_empty;
+}
+
+static uint64_t to_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/*
+ * Wait, lock held, until done() holds: as the poller if nobody polls
+ * (reaping the CQ, spinning ro_busy_poll_us, then sleeping on the
+ * channel), else asleep on cond until a Reply, a credit or the role is
+ * handed over.  0, or -ETIMEDOUT at the deadline.
+ */
+int cr_wait_for(struct clnt_rdma *cr,
+		       int (*done)(struct clnt_rdma *cr, const void *ctx),
+		       const void *ctx, pthread_cond_t *cond,
+		       const struct timespec *deadline)
+{
+	struct cr_poll_arg pa = { cr, done, ctx };
+	struct cr_waiter me = { cond, NULL };
+	struct rpcrdma_poll_stats ps;
+	int rc = 0, linked = 0;
+
+	while (!done(cr, ctx)) {
+		if (!cr->cr_polling) {
+			if (linked) {
+				cr_unlink(cr, &me);
+				linked = 0;
+			}
+			cr->cr_polling = 1;
+			pthread_mutex_unlock(&cr->cr_x.rx_lock);
+			memset(&ps, 0, sizeof(ps));
+			rc = rpcrdma_poll_wait(&cr_poll_ops, &pa,
+					       cr->cr_x.rx_opts.ro_busy_poll_us,
+					       to_ns(deadline), &ps);
+			pthread_mutex_lock(&cr->cr_x.rx_lock);
+			cr->cr_polling = 0;
+			cr_add_poll_stats(&cr->cr_x.rx_stats, &ps);
+			if (rc == -ETIMEDOUT || done(cr, ctx))
+				break;
+			if (rc < 0)
+				cr_fail_all(cr, rc);
+			continue;
+		}
+		if (!linked) {
+			me.w_next = cr->cr_waiters;
+			cr->cr_waiters = &me;
+			linked = 1;
+		}
+		if (pthread_cond_timedwait(cond, &cr->cr_x.rx_lock, deadline) ==
+		    ETIMEDOUT && !done(cr, ctx)) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (linked)
+		cr_unlink(cr, &me);
+	cr_hand_over(cr);
+	return done(cr, ctx) ? 0 : rc ? rc : -ETIMEDOUT;
+}
+
+/*
+ * The Send path found no free send context, or waits for a mapped
+ * Send's completion (lock not held): reap a little as the poller if the
+ * role is free, else let the poller do it and wait briefly.
+ */
+void cr_reap_wait(void *arg)
+{
+	struct clnt_rdma *cr = arg;
+	struct rpcrdma_ep *ep = &cr->cr_x.rx_ep;
+	struct timespec ts;
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (cr->cr_polling) {
+		rpcrdma_deadline_ms(&ts, 10);
+		pthread_cond_timedwait(&cr->cr_x.rx_sendctx_cond,
+				       &cr->cr_x.rx_lock, &ts);
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return;
+	}
+	cr->cr_polling = 1;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (!cr_reap(cr) && !rpcrdma_cq_arm(ep) && !cr_reap(cr))
+		rpcrdma_cq_sleep(ep, 10);
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	cr->cr_polling = 0;
+	cr_hand_over(cr);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
