@@ -175,8 +175,8 @@ static void handle_cm(struct clnt_rdma *cr)
 	struct rdma_cm_event *ev;
 	bool gone = false;
 
-	while (!rdma_get_cm_event(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
-		rdma_ack_cm_event(ev);
+	while (!rpcrdma_cm_next(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
+		rpcrdma_cm_ack(ev);
 		gone = true;
 	}
 	if (!gone)

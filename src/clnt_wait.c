@@ -2,6 +2,7 @@
  * Waiting in the client: whoever waits reaps the CQ, one poller at a
  * time, the others asleep (poller.h); the Replies it reaps go to their
  * calls (handle_reply).  Also the Send path's short reap (cr_reap_wait).
+ * Every wait of the client, in one table: src/event-loop.md.
  */
 #include "config.h"
 #include <errno.h>

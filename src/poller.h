@@ -2,7 +2,8 @@
  * Who polls, spins, arms and sleeps: one waiter's loop over a completion
  * queue, the same for client callers and server loops.  The verbs calls
  * come in through an ops table, so the policy is unit-tested without a
- * device (tests/unit/test_poller.c).
+ * device (tests/unit/test_poller.c).  Which thread runs it where, what
+ * else sleeps and who wakes whom: src/event-loop.md, the one description.
  */
 #ifndef RPCRDMA_POLLER_H
 #define RPCRDMA_POLLER_H
