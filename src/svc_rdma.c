@@ -20,14 +20,14 @@
 #include "poller.h"
 #include "svc_drc.h"
 #include "svc_recv.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 static const struct xp_ops conn_ops, listener_ops;
 static const struct xp_ops2 svc_rdma_ops2;
 
 static struct svc_rdma_conn *to_conn(SVCXPRT *xprt)
 {
-	return rpcrdma_container_of(xprt, struct svc_rdma_conn, sc_xprt);
+	return rpcrdma_container_of(xprt, struct svc_rdma_conn, cn_xprt);
 }
 
 /* The connection behind xprt, or NULL for any other SVCXPRT. */
@@ -38,7 +38,7 @@ struct svc_rdma_conn *svc_rdma_conn_of(SVCXPRT *xprt)
 
 static struct svc_rdma_listener *to_lst(SVCXPRT *xprt)
 {
-	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_xprt);
+	return rpcrdma_container_of(xprt, struct svc_rdma_listener, ln_xprt);
 }
 
 /* The listener behind xprt, or NULL for any other SVCXPRT. */
@@ -62,13 +62,13 @@ static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
 	sum->rs_reads_peak = peak;	/* a most, not a sum */
 }
 
-/* Under sl_lock: add the counters of a list of connections into a sum. */
+/* Under ln_lock: add the counters of a list of connections into a sum. */
 static void conns_add(struct rpcrdma_stats *sum, struct svc_rdma_conn *c)
 {
-	for (; c; c = c->sc_next) {
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		stats_add(sum, &c->sc_x.rx_stats);
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+	for (; c; c = c->cn_next) {
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		stats_add(sum, &c->cn_x.rx_stats);
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
 	}
 }
 
@@ -92,7 +92,7 @@ static void conn_fail(struct rpcrdma_xprt *x, int err)
 static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
 {
 	struct svc_rdma_conn *c = owner;
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 
 	if (!unknown) {
 		conn_fail(x, -ECONNRESET);
@@ -113,7 +113,7 @@ static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
 {
 	struct svc_rdma_conn *c = owner;
 
-	c->sc_queue[(c->sc_qhead + c->sc_qlen++) % c->sc_x.rx_ep.re_nrecv] = rep;
+	c->cn_queue[(c->cn_qhead + c->cn_qlen++) % c->cn_x.rx_ep.re_nrecv] = rep;
 }
 
 /* The server posts Sends, Receives and RDMA Read/Write chains. */
@@ -134,7 +134,7 @@ static const struct rpcrdma_cq_ops conn_cq_ops = {
  */
 static int conn_reap_locked(struct svc_rdma_conn *c)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	int n = rpcrdma_cq_reap(x, &conn_cq_ops, c);
 
 	if (n < 0) {
@@ -150,12 +150,12 @@ static int conn_reap(struct svc_rdma_conn *c)
 {
 	int n;
 
-	pthread_mutex_lock(&c->sc_lock);
+	pthread_mutex_lock(&c->cn_lock);
 	n = conn_reap_locked(c);
-	pthread_mutex_unlock(&c->sc_lock);
+	pthread_mutex_unlock(&c->cn_lock);
 	/* Async Replies whose Sends just completed: their results go back. */
 	if (n > 0)
-		rpcrdma_xprt_run_releases(&c->sc_x);
+		rpcrdma_xprt_run_releases(&c->cn_x);
 	return n;
 }
 
@@ -176,13 +176,13 @@ static int conn_po_done(void *arg)
 {
 	struct svc_rdma_conn *c = arg;
 
-	return __atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&c->sc_x.rx_dead, __ATOMIC_RELAXED);
+	return __atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED);
 }
 
 static int conn_po_arm(void *arg)
 {
-	return rpcrdma_cq_arm(&((struct svc_rdma_conn *)arg)->sc_x.rx_ep);
+	return rpcrdma_cq_arm(&((struct svc_rdma_conn *)arg)->cn_x.rx_ep);
 }
 
 /* svc_run() sleeps in poll(2) on the channel: no po_sleep. */
@@ -196,14 +196,14 @@ static const struct rpcrdma_poll_ops conn_spin_ops = {
 static void conn_add_poll_stats(struct svc_rdma_conn *c,
 				const struct rpcrdma_poll_stats *ps)
 {
-	struct rpcrdma_stats *st = &c->sc_x.rx_stats;
+	struct rpcrdma_stats *st = &c->cn_x.rx_stats;
 
-	pthread_mutex_lock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
 	st->rs_wakeups += ps->ps_wakeups;
 	st->rs_busy_poll_hits += ps->ps_hits;
 	st->rs_busy_poll_misses += ps->ps_misses;
 	st->rs_empty_polls += ps->ps_empty;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
 /*
@@ -232,10 +232,10 @@ static int conn_spin(struct svc_rdma_conn *c, uint32_t spin_us)
 void svc_rdma_conn_reap_wait(void *arg)
 {
 	struct svc_rdma_conn *c = arg;
-	struct rpcrdma_ep *ep = &c->sc_x.rx_ep;
+	struct rpcrdma_ep *ep = &c->cn_x.rx_ep;
 
 	/* Threaded: the channel is the leader's; reap, or let time pass. */
-	if (c->sc_threaded) {
+	if (c->cn_threaded) {
 		if (!conn_reap(c))
 			usleep(500);
 		return;
@@ -243,16 +243,16 @@ void svc_rdma_conn_reap_wait(void *arg)
 	if (conn_reap(c) || rpcrdma_cq_arm(ep) || conn_reap(c))
 		return;
 	if (rpcrdma_cq_sleep(ep, 10) > 0) {
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		c->sc_x.rx_stats.rs_wakeups++;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		c->cn_x.rx_stats.rs_wakeups++;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
 	}
 	conn_reap(c);
 }
 
 static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 
 	pthread_mutex_lock(&x->rx_lock);
 	if (rpcrdma_xprt_repost(x, rep) && !x->rx_dead)
@@ -285,9 +285,9 @@ void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
  */
 static void count_bad_call(struct svc_rdma_conn *c)
 {
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_bad_calls++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
 /*
@@ -350,27 +350,27 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
-	uint32_t nrecv = c->sc_x.rx_ep.re_nrecv;
+	uint32_t nrecv = c->cn_x.rx_ep.re_nrecv;
 
 	if (!ct)
 		return FALSE;
 	/* A dispatcher that never replied leaves its Call behind. */
 	svc_rdma_call_release(c, ct);
-	if (c->sc_threaded) {
+	if (c->cn_threaded) {
 		/* The leader reaps and sleeps; here, at most a look. */
-		if (!__atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED))
 			conn_reap(c);
-	} else if (!c->sc_qlen) {
+	} else if (!c->cn_qlen) {
 		/* svc_run woke us: consume the channel's event, then poll. */
-		if (rpcrdma_cq_drain_events(&c->sc_x.rx_ep)) {
-			pthread_mutex_lock(&c->sc_x.rx_lock);
-			c->sc_x.rx_stats.rs_wakeups++;
-			pthread_mutex_unlock(&c->sc_x.rx_lock);
+		if (rpcrdma_cq_drain_events(&c->cn_x.rx_ep)) {
+			pthread_mutex_lock(&c->cn_x.rx_lock);
+			c->cn_x.rx_stats.rs_wakeups++;
+			pthread_mutex_unlock(&c->cn_x.rx_lock);
 		}
 		conn_reap(c);
 	}
-	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->sc_qlen,
-		    c->sc_x.rx_dead);
+	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->cn_qlen,
+		    c->cn_x.rx_dead);
 	for (;;) {
 		struct rpcrdma_rep *rep = NULL;
 		uint32_t len;
@@ -378,21 +378,21 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 
 		/* svc_run: this turn's budget spent (on bad ones too), the
 		 * rest waits for the next turn (conn_stat yields). */
-		if (!c->sc_threaded && c->sc_turn >= SVC_RDMA_TURN_CALLS)
+		if (!c->cn_threaded && c->cn_turn >= SVC_RDMA_TURN_CALLS)
 			break;
 		/* Taken under the lock, handled outside it: a bad header's
 		 * RDMA_ERROR may have to reap for a send context. */
-		pthread_mutex_lock(&c->sc_lock);
-		if (c->sc_qlen) {
-			rep = c->sc_queue[c->sc_qhead];
-			c->sc_qhead = (c->sc_qhead + 1) % nrecv;
-			__atomic_store_n(&c->sc_qlen, c->sc_qlen - 1,
+		pthread_mutex_lock(&c->cn_lock);
+		if (c->cn_qlen) {
+			rep = c->cn_queue[c->cn_qhead];
+			c->cn_qhead = (c->cn_qhead + 1) % nrecv;
+			__atomic_store_n(&c->cn_qlen, c->cn_qlen - 1,
 					 __ATOMIC_RELAXED);
 		}
-		pthread_mutex_unlock(&c->sc_lock);
+		pthread_mutex_unlock(&c->cn_lock);
 		if (!rep)
 			break;
-		c->sc_turn++;
+		c->cn_turn++;
 		if (conn_check_call(c, ct, rep, &m, &len)) {
 			conn_repost(c, rep);
 			continue;
@@ -408,14 +408,14 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			svc_rdma_buf_put(c, &ct->ct_callbuf);
 			continue;
 		}
-		__atomic_store_n(&c->sc_last_call_ns, rpcrdma_poll_now_ns(NULL),
+		__atomic_store_n(&c->cn_last_call_ns, rpcrdma_poll_now_ns(NULL),
 				 __ATOMIC_RELAXED);
 		ct->ct_cur = rep;
 		ct->ct_xid = msg->rm_xid;
 		ct->ct_answered = 0;
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		c->sc_x.rx_stats.rs_calls++;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		c->cn_x.rx_stats.rs_calls++;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
 		/* A retransmission: answered from the cache, or dropped. */
 		if (svc_rdma_drc_check(c, ct, msg, m, len))
 			continue;
@@ -431,22 +431,22 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 	/* Threaded: one Call per svc_getreq_common(), and libtirpc never
 	 * destroys what other threads may be serving (svc_threads.c does). */
-	if (c->sc_threaded)
+	if (c->cn_threaded)
 		return XPRT_IDLE;
-	if (c->sc_x.rx_dead)
+	if (c->cn_x.rx_dead)
 		return XPRT_DIED;
 	/* The turn's budget spent: one look, no spin, before it ends. */
-	spent = c->sc_turn >= SVC_RDMA_TURN_CALLS;
-	if (!conn_spin(c, spent ? 0 : c->sc_x.rx_opts.ro_busy_poll_us)) {
-		c->sc_turn = 0;
+	spent = c->cn_turn >= SVC_RDMA_TURN_CALLS;
+	if (!conn_spin(c, spent ? 0 : c->cn_x.rx_opts.ro_busy_poll_us)) {
+		c->cn_turn = 0;
 		return XPRT_IDLE;	/* the CQ armed: back to poll(2) */
 	}
-	if (c->sc_x.rx_dead)
+	if (c->cn_x.rx_dead)
 		return XPRT_DIED;
 	if (!spent)
 		return XPRT_MOREREQS;
 	/* Calls left: the others' turns first (svc_loop.c). */
-	c->sc_turn = 0;
+	c->cn_turn = 0;
 	svc_rdma_conn_yield(c);
 	return XPRT_IDLE;
 }
@@ -482,7 +482,7 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 
 static void conn_linger(struct svc_rdma_conn *c)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	struct timespec end;
 	int done;
 
@@ -498,12 +498,12 @@ static void conn_linger(struct svc_rdma_conn *c)
 	}
 }
 
-/* Under sl_lock: take c off a listener's list. */
+/* Under ln_lock: take c off a listener's list. */
 static void conn_unlink(struct svc_rdma_conn **pp, struct svc_rdma_conn *c)
 {
-	for (; *pp; pp = &(*pp)->sc_next)
+	for (; *pp; pp = &(*pp)->cn_next)
 		if (*pp == c) {
-			*pp = c->sc_next;
+			*pp = c->cn_next;
 			return;
 		}
 }
@@ -511,7 +511,7 @@ static void conn_unlink(struct svc_rdma_conn **pp, struct svc_rdma_conn *c)
 static void conn_destroy(SVCXPRT *xprt)
 {
 	struct svc_rdma_conn *c = to_conn(xprt);
-	struct svc_rdma_listener *l = c->sc_lst;
+	struct svc_rdma_listener *l = c->cn_lst;
 
 	xprt_unregister(xprt);
 	/*
@@ -520,36 +520,36 @@ static void conn_destroy(SVCXPRT *xprt)
 	 * lingers: a server that reads its counters as a client goes saw
 	 * that client's connection nowhere.
 	 */
-	pthread_mutex_lock(&l->sl_lock);
-	conn_unlink(&l->sl_conns, c);
-	c->sc_next = l->sl_closing;
-	l->sl_closing = c;
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
+	conn_unlink(&l->ln_conns, c);
+	c->cn_next = l->ln_closing;
+	l->ln_closing = c;
+	pthread_mutex_unlock(&l->ln_lock);
 	/* svc_run: a Call its program never answered is forgotten. */
-	svc_rdma_drc_release(c, &c->sc_call);
+	svc_rdma_drc_release(c, &c->cn_call);
 	conn_linger(c);
-	pthread_mutex_lock(&l->sl_lock);
-	conn_unlink(&l->sl_closing, c);
-	c->sc_x.rx_stats.rs_conns_freed++;
-	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
-	pthread_mutex_unlock(&l->sl_lock);
-	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
+	pthread_mutex_lock(&l->ln_lock);
+	conn_unlink(&l->ln_closing, c);
+	c->cn_x.rx_stats.rs_conns_freed++;
+	stats_add(&l->ln_closed, &c->cn_x.rx_stats);
+	pthread_mutex_unlock(&l->ln_lock);
+	rpcrdma_ep_disconnect(&c->cn_x.rx_ep);
 	svc_rdma_bufs_free(c);
-	rpcrdma_xprt_fini(&c->sc_x);
-	svc_rdma_dev_put(l, c->sc_dev);
+	rpcrdma_xprt_fini(&c->cn_x);
+	svc_rdma_dev_put(l, c->cn_dev);
 	/* Threaded: the private fd goes once nobody can look it up. */
-	if (c->sc_threaded)
-		close(c->sc_xprt.xp_fd);
-	pthread_mutex_destroy(&c->sc_lock);
-	free(c->sc_queue);
-	free(c->sc_scratch);
-	free(c->sc_rw);
+	if (c->cn_threaded)
+		close(c->cn_xprt.xp_fd);
+	pthread_mutex_destroy(&c->cn_lock);
+	free(c->cn_queue);
+	free(c->cn_scratch);
+	free(c->cn_rw);
 	free(c);
 }
 
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 {
-	conn_destroy(&c->sc_xprt);
+	conn_destroy(&c->cn_xprt);
 }
 
 static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
@@ -580,13 +580,13 @@ static const struct xp_ops2 svc_rdma_ops2 = {
  */
 void svc_rdma_conn_xprt_init(struct svc_rdma_conn *c, int fd)
 {
-	c->sc_xprt.xp_fd = c->sc_threaded ? fd : c->sc_x.rx_ep.re_comp_ch->fd;
-	c->sc_xprt.xp_ops = &conn_ops;
-	c->sc_xprt.xp_ops2 = &svc_rdma_ops2;
-	c->sc_xprt.xp_netid = "rdma";
-	c->sc_xprt.xp_tp = "rdma";
-	c->sc_xprt.xp_p3 = &c->sc_ext;
-	c->sc_ext.xp_auth.svc_ah_ops = NULL;
+	c->cn_xprt.xp_fd = c->cn_threaded ? fd : c->cn_x.rx_ep.re_comp_ch->fd;
+	c->cn_xprt.xp_ops = &conn_ops;
+	c->cn_xprt.xp_ops2 = &svc_rdma_ops2;
+	c->cn_xprt.xp_netid = "rdma";
+	c->cn_xprt.xp_tp = "rdma";
+	c->cn_xprt.xp_p3 = &c->cn_ext;
+	c->cn_ext.xp_auth.svc_ah_ops = NULL;
 }
 
 /* ---- the listener -------------------------------------------------------- */
@@ -598,7 +598,7 @@ static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	(void)msg;
 	/* Threaded: the leader takes CM events; svc_run only woke to see
 	 * svc_exit() (svc_threads_kick). */
-	if (!l->sl_pool.sp_nthreads)
+	if (!l->ln_threads.th_nthreads)
 		svc_rdma_lst_events(l);
 	return FALSE;	/* a listener never carries a Call itself */
 }
@@ -629,22 +629,22 @@ static void lst_destroy(SVCXPRT *xprt)
 	struct svc_rdma_listener *l = to_lst(xprt);
 
 	/* No thread may serve or poll what is torn down below. */
-	if (l->sl_pool.sp_nthreads)
+	if (l->ln_threads.th_nthreads)
 		svc_threads_stop(l);
 	xprt_unregister(xprt);
 	svc_rdma_idle_stop(l);
 	svc_rdma_loop_stop(l);
-	while (l->sl_conns)
-		conn_destroy(&l->sl_conns->sc_xprt);
-	if (l->sl_pool.sp_nthreads)
+	while (l->ln_conns)
+		conn_destroy(&l->ln_conns->cn_xprt);
+	if (l->ln_threads.th_nthreads)
 		close(xprt->xp_fd);
 	svc_rdma_drc_stop(l);
 	/* After the last connection: nothing uses the PDs any more. */
 	svc_rdma_devs_fini(l);
-	rdma_destroy_id(l->sl_id);
-	rdma_destroy_event_channel(l->sl_ch);
-	pthread_mutex_destroy(&l->sl_lock);
-	rpcrdma_optsrc_fini(&l->sl_src);
+	rdma_destroy_id(l->ln_id);
+	rdma_destroy_event_channel(l->ln_ch);
+	pthread_mutex_destroy(&l->ln_lock);
+	rpcrdma_optsrc_fini(&l->ln_src);
 	free(l);
 }
 
@@ -668,53 +668,53 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		rc = -ENOMEM;
 		goto out_err;
 	}
-	rc = rpcrdma_options_setup(&l->sl_src, opts, RPCRDMA_CS_SERVER);
+	rc = rpcrdma_options_setup(&l->ln_src, opts, RPCRDMA_CS_SERVER);
 	if (rc) {
-		rpcrdma_optsrc_fini(&l->sl_src);
+		rpcrdma_optsrc_fini(&l->ln_src);
 		free(l);
 		goto out_err;
 	}
-	rpcrdma_optsrc_resolve(&l->sl_src, NULL, &l->sl_opts);
-	pthread_mutex_init(&l->sl_lock, NULL);
-	rc = rpcrdma_listen(&l->sl_ch, &l->sl_id, host, port,
-			    (int)l->sl_opts.ro_max_requests);
+	rpcrdma_optsrc_resolve(&l->ln_src, NULL, &l->ln_opts);
+	pthread_mutex_init(&l->ln_lock, NULL);
+	rc = rpcrdma_listen(&l->ln_ch, &l->ln_id, host, port,
+			    (int)l->ln_opts.ro_max_requests);
 	if (rc) {
-		pthread_mutex_destroy(&l->sl_lock);
-		rpcrdma_optsrc_fini(&l->sl_src);
+		pthread_mutex_destroy(&l->ln_lock);
+		rpcrdma_optsrc_fini(&l->ln_src);
 		free(l);
 		goto out_err;
 	}
-	l->sl_xprt.xp_fd = l->sl_ch->fd;
-	if (l->sl_opts.ro_svc_threads) {
+	l->ln_xprt.xp_fd = l->ln_ch->fd;
+	if (l->ln_opts.ro_svc_threads) {
 		/*
 		 * The leader polls the CM channel; svc_run() gets a private
 		 * eventfd instead, so it has something to wait on and is
 		 * woken only to return after svc_exit().
 		 */
-		l->sl_xprt.xp_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (l->sl_xprt.xp_fd < 0) {
+		l->ln_xprt.xp_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (l->ln_xprt.xp_fd < 0) {
 			rc = -errno;
 			goto out_listen;
 		}
 	}
-	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
-	svc_rdma_set_netbuf(&l->sl_xprt.xp_ltaddr, &l->sl_laddr,
-			    rdma_get_local_addr(l->sl_id));
-	l->sl_xprt.xp_ops = &listener_ops;
-	l->sl_xprt.xp_ops2 = &svc_rdma_ops2;
-	l->sl_xprt.xp_netid = "rdma";
-	l->sl_xprt.xp_tp = "rdma";
-	l->sl_xprt.xp_p3 = &l->sl_ext;
+	l->ln_xprt.xp_port = ntohs(rdma_get_src_port(l->ln_id));
+	svc_rdma_set_netbuf(&l->ln_xprt.xp_ltaddr, &l->ln_laddr,
+			    rdma_get_local_addr(l->ln_id));
+	l->ln_xprt.xp_ops = &listener_ops;
+	l->ln_xprt.xp_ops2 = &svc_rdma_ops2;
+	l->ln_xprt.xp_netid = "rdma";
+	l->ln_xprt.xp_tp = "rdma";
+	l->ln_xprt.xp_p3 = &l->ln_ext;
 	/* The cache first: a service thread may serve Calls at once. */
 	rc = svc_rdma_drc_start(l);
-	if (!rc && l->sl_opts.ro_svc_threads) {
+	if (!rc && l->ln_opts.ro_svc_threads) {
 		rc = svc_threads_start(l);
 		if (rc)
 			svc_rdma_drc_stop(l);
 	}
 	if (rc) {
-		if (l->sl_opts.ro_svc_threads)
-			close(l->sl_xprt.xp_fd);
+		if (l->ln_opts.ro_svc_threads)
+			close(l->ln_xprt.xp_fd);
 		goto out_listen;
 	}
 	rc = svc_rdma_idle_start(l);
@@ -724,21 +724,21 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			svc_rdma_idle_stop(l);
 	}
 	if (rc) {
-		if (l->sl_opts.ro_svc_threads) {
+		if (l->ln_opts.ro_svc_threads) {
 			svc_threads_stop(l);
-			close(l->sl_xprt.xp_fd);
+			close(l->ln_xprt.xp_fd);
 		}
 		svc_rdma_drc_stop(l);
 		goto out_listen;
 	}
-	xprt_register(&l->sl_xprt);
-	return &l->sl_xprt;
+	xprt_register(&l->ln_xprt);
+	return &l->ln_xprt;
 
 out_listen:
-	rdma_destroy_id(l->sl_id);
-	rdma_destroy_event_channel(l->sl_ch);
-	pthread_mutex_destroy(&l->sl_lock);
-	rpcrdma_optsrc_fini(&l->sl_src);
+	rdma_destroy_id(l->ln_id);
+	rdma_destroy_event_channel(l->ln_ch);
+	pthread_mutex_destroy(&l->ln_lock);
+	rpcrdma_optsrc_fini(&l->ln_src);
 	free(l);
 
 out_err:
@@ -758,26 +758,26 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	if (xprt->xp_ops == &conn_ops) {
 		c = to_conn(xprt);
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		*stats = c->sc_x.rx_stats;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		*stats = c->cn_x.rx_stats;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
 		/* Pinned memory is its device's, shared with its siblings. */
-		pthread_mutex_lock(&c->sc_dev->sd_lock);
-		stats->rs_pool_pinned = c->sc_dev->sd_pinned;
-		stats->rs_pool_pinned_peak = c->sc_dev->sd_pinned_peak;
-		pthread_mutex_unlock(&c->sc_dev->sd_lock);
+		pthread_mutex_lock(&c->cn_dev->dv_lock);
+		stats->rs_pool_pinned = c->cn_dev->dv_pinned;
+		stats->rs_pool_pinned_peak = c->cn_dev->dv_pinned_peak;
+		pthread_mutex_unlock(&c->cn_dev->dv_lock);
 		return 0;
 	}
 	if (xprt->xp_ops != &listener_ops)
 		return -1;
 	l = to_lst(xprt);
-	pthread_mutex_lock(&l->sl_lock);
-	*stats = l->sl_closed;
-	conns_add(stats, l->sl_conns);
-	conns_add(stats, l->sl_closing);
+	pthread_mutex_lock(&l->ln_lock);
+	*stats = l->ln_closed;
+	conns_add(stats, l->ln_conns);
+	conns_add(stats, l->ln_closing);
 	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
 			     &stats->rs_pool_pinned_peak);
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_unlock(&l->ln_lock);
 	return 0;
 }
 
@@ -790,9 +790,9 @@ int svc_rdma_get_options(SVCXPRT *xprt, struct rpcrdma_options *opts)
 	if (!xprt || !opts)
 		return -1;
 	if (xprt->xp_ops == &conn_ops)
-		*opts = to_conn(xprt)->sc_x.rx_opts;
+		*opts = to_conn(xprt)->cn_x.rx_opts;
 	else if (xprt->xp_ops == &listener_ops)
-		*opts = to_lst(xprt)->sl_opts;
+		*opts = to_lst(xprt)->ln_opts;
 	else
 		return -1;
 	return 0;
@@ -812,20 +812,20 @@ int svc_rdma_set_options(SVCXPRT *xprt, const struct rpcrdma_options *opts)
 	if (!xprt || !opts)
 		return -1;
 	if (xprt->xp_ops == &conn_ops)
-		return rpcrdma_xprt_set_options(&to_conn(xprt)->sc_x, opts) ? -1 : 0;
+		return rpcrdma_xprt_set_options(&to_conn(xprt)->cn_x, opts) ? -1 : 0;
 	if (xprt->xp_ops != &listener_ops)
 		return -1;
 	l = to_lst(xprt);
-	pthread_mutex_lock(&l->sl_lock);
-	if (rpcrdma_optsrc_update(&l->sl_src, opts, err, sizeof(err))) {
-		pthread_mutex_unlock(&l->sl_lock);
-		if (l->sl_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+	pthread_mutex_lock(&l->ln_lock);
+	if (rpcrdma_optsrc_update(&l->ln_src, opts, err, sizeof(err))) {
+		pthread_mutex_unlock(&l->ln_lock);
+		if (l->ln_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
 			fprintf(stderr, "rpcrdma: options not changed: %s\n", err);
 		return -1;
 	}
-	rpcrdma_options_update(&l->sl_opts, opts, RPCRDMA_CS_SERVER, err, sizeof(err));
-	for (c = l->sl_conns; c; c = c->sc_next)
-		rc |= rpcrdma_xprt_set_options(&c->sc_x, opts);
-	pthread_mutex_unlock(&l->sl_lock);
+	rpcrdma_options_update(&l->ln_opts, opts, RPCRDMA_CS_SERVER, err, sizeof(err));
+	for (c = l->ln_conns; c; c = c->cn_next)
+		rc |= rpcrdma_xprt_set_options(&c->cn_x, opts);
+	pthread_mutex_unlock(&l->ln_lock);
 	return rc ? -1 : 0;
 }

@@ -12,7 +12,7 @@
 #include "chunks.h"
 #include "rchunks.h"
 #include "svc_drc.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 /*
  * svc_stall_ms (default 1 s, svc_rdma_stall_deadline): how long a Reply or
@@ -38,7 +38,7 @@
  */
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	int stalled = 0;
 
 	pthread_mutex_lock(&x->rx_lock);
@@ -51,7 +51,7 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
 	pthread_mutex_unlock(&x->rx_lock);
 	if (stalled) {
 		char host[NI_MAXHOST] = "?";
-		const struct sockaddr_storage *ss = &c->sc_raddr.sa_ss;
+		const struct sockaddr_storage *ss = &c->cn_raddr.sa_ss;
 
 		getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
 			    sizeof(host), NULL, 0, NI_NUMERICHOST);
@@ -82,7 +82,7 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 	int rc;
 
 	svc_rdma_stall_deadline(c, 0, &deadline);
-	rc = rpcrdma_xprt_send_owned(&c->sc_x, hdr, hdrlen, xb, &deadline,
+	rc = rpcrdma_xprt_send_owned(&c->cn_x, hdr, hdrlen, xb, &deadline,
 				     rel, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
 		svc_rdma_conn_stalled(c, "a send context");
@@ -95,7 +95,7 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
  */
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_ERR_VERS];
 	struct rpcrdma_xdr_buf empty;
 	uint64_t seq;
@@ -138,10 +138,10 @@ int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	ct->ct_cur = rep;
 	ct->ct_xid = xid;
 	ct->ct_answered = 0;
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_bad_calls++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
-	svc_rdma_conn_reply(&c->sc_xprt, &reply);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	svc_rdma_conn_reply(&c->cn_xprt, &reply);
 	/* Sent or not, the receive is back (conn_reply reposts it). */
 	if (ct->ct_cur) {
 		svc_rdma_conn_repost(c, ct->ct_cur);
@@ -153,18 +153,18 @@ int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 /* An accepted Reply's results, taken out of the message once: a Reply
  * that does not fit inline is encoded a second time, for its chunk. */
 struct reply_res {
-	xdrproc_t rb_xres;		/* NULL: nothing but the RPC header */
-	void *rb_where;
+	xdrproc_t res_xres;		/* NULL: nothing but the RPC header */
+	void *res_where;
 };
 
-static void take_results(struct rpc_msg *msg, struct reply_res *rb)
+static void take_results(struct rpc_msg *msg, struct reply_res *res)
 {
-	rb->rb_xres = NULL;
-	rb->rb_where = NULL;
+	res->res_xres = NULL;
+	res->res_where = NULL;
 	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		rb->rb_xres = msg->acpted_rply.ar_results.proc;
-		rb->rb_where = msg->acpted_rply.ar_results.where;
+		res->res_xres = msg->acpted_rply.ar_results.proc;
+		res->res_where = msg->acpted_rply.ar_results.where;
 		msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
 		msg->acpted_rply.ar_results.where = NULL;
 	}
@@ -176,15 +176,15 @@ static void take_results(struct rpc_msg *msg, struct reply_res *rb)
  * Call), replayed with the segments it had, into the new Call's chunks.
  */
 struct reply_src {
-	SVCXPRT *rs_xprt;
-	struct rpc_msg *rs_msg;
-	struct reply_res rs_rb;
-	const struct rpcrdma_drc_reply *rs_kept;
+	SVCXPRT *src_xprt;
+	struct rpc_msg *src_msg;
+	struct reply_res src_res;
+	const struct rpcrdma_drc_reply *src_kept;
 };
 
 /* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
 static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
-			const struct reply_res *rb, struct rpcrdma_xdr_buf *xb,
+			const struct reply_res *res, struct rpcrdma_xdr_buf *xb,
 			char *buf, uint32_t len, uint32_t threshold)
 {
 	XDR xdrs;
@@ -193,8 +193,8 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
 	ok = xdr_replymsg(&xdrs, msg) &&
-	     (!rb->rb_xres ||
-	      SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, rb->rb_xres, rb->rb_where));
+	     (!res->res_xres ||
+	      SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, res->res_xres, res->res_where));
 	XDR_DESTROY(&xdrs);
 	return ok ? 0 : -EMSGSIZE;
 }
@@ -202,9 +202,9 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
 		      char *buf, uint32_t len, uint32_t threshold)
 {
-	if (s->rs_kept)
-		return svc_rdma_drc_replay(s->rs_kept, xb, buf, len, threshold);
-	return encode_reply(s->rs_xprt, s->rs_msg, &s->rs_rb, xb, buf, len,
+	if (s->src_kept)
+		return svc_rdma_drc_replay(s->src_kept, xb, buf, len, threshold);
+	return encode_reply(s->src_xprt, s->src_msg, &s->src_res, xb, buf, len,
 			    threshold);
 }
 
@@ -250,7 +250,7 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 {
 	const struct rpcrdma_hdr *ch = &ct->ct_hdr;
 	struct rpcrdma_call_limits cl = {
-		.cl_peer_inline = c->sc_x.rx_send_max,
+		.cl_peer_inline = c->cn_x.rx_send_max,
 		.cl_max_rsegs = ch->rh_nwrites,
 	};
 	struct rpcrdma_chunk_limits lim;
@@ -276,7 +276,7 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	n = rpcrdma_hdr_size(h);
 	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
 	    !rpcrdma_reply_fits(&lim, bytes) ||
-	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
+	    (size_t)n + plan.cp_inline.xb_len > c->cn_x.rx_send_max)
 		goto out_unused;
 	/* The bytes are known before anything is copied: take just those. */
 	if (svc_rdma_buf_get(c, bytes, &b))
@@ -294,10 +294,10 @@ static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	/* Written and acknowledged: the pool may have it back. */
 	svc_rdma_buf_put(c, &b);
 	*rest = plan.cp_inline;
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_write_chunks += plan.cp_nrsegs;
-	c->sc_x.rx_stats.rs_write_chunk_bytes += bytes;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_write_chunks += plan.cp_nrsegs;
+	c->cn_x.rx_stats.rs_write_chunk_bytes += bytes;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	return 0;
 
 out_unused:
@@ -316,7 +316,7 @@ out_unused:
 static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			  const struct reply_src *src, struct rpcrdma_hdr *h)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	struct rpcrdma_chunk_limits lim;
 	struct svc_rdma_buf b;
 	struct rpcrdma_xdr_buf xb;
@@ -389,7 +389,7 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct reply_src *src)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
 	struct rpcrdma_xdr_buf xb, empty, rest;
 	const struct rpcrdma_xdr_buf *body = &xb;
@@ -406,11 +406,11 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	reply_header(ct, x->rx_ep.re_nrecv, &h);
 	/* Each service thread owns one scratch slice: Replies encode in
 	 * parallel. */
-	rc = src_encode(src, &xb, c->sc_scratch +
+	rc = src_encode(src, &xb, c->cn_scratch +
 			(size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
 			x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
 	/* Encoded whole: the duplicate request cache keeps a copy. */
-	if (!rc && !src->rs_kept)
+	if (!rc && !src->src_kept)
 		svc_rdma_drc_keep(c, ct, &xb);
 	/* Large opaques into the Write chunks offered, the rest inline. */
 	ddp = rc ? -ENOENT : reply_ddp(c, ct, &xb, &h, &rest);
@@ -462,7 +462,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
 	pthread_mutex_unlock(&x->rx_lock);
 	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d", (void *)c,
-		    src->rs_kept ? " (kept)" : "", ct->ct_xid, rc);
+		    src->src_kept ? " (kept)" : "", ct->ct_xid, rc);
 	return rc == 0;
 }
 
@@ -470,7 +470,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
-	struct reply_src src = { .rs_xprt = xprt, .rs_msg = msg };
+	struct reply_src src = { .src_xprt = xprt, .src_msg = msg };
 
 	/* Not the thread serving a Call of this connection: nothing to answer.
 	 * Answered already: rpcgen's stubs follow a failed svc_sendreply()
@@ -479,7 +479,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		return FALSE;
 	ct->ct_answered = 1;
 	msg->rm_xid = ct->ct_xid;
-	take_results(msg, &src.rs_rb);
+	take_results(msg, &src.src_res);
 	return reply_send(c, ct, &src);
 }
 
@@ -490,7 +490,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 void svc_rdma_drc_resend(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct rpcrdma_drc_reply *kept)
 {
-	struct reply_src src = { .rs_kept = kept };
+	struct reply_src src = { .src_kept = kept };
 
 	ct->ct_answered = 1;
 	reply_send(c, ct, &src);

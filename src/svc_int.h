@@ -3,12 +3,12 @@
  * (svc_rdma.c) and the service threads that can serve a listener's
  * connections instead (svc_threads.c, ro_svc_threads > 0).
  */
-#ifndef RPCRDMA_SVC_THREADS_H
-#define RPCRDMA_SVC_THREADS_H
+#ifndef RPCRDMA_SVC_INT_H
+#define RPCRDMA_SVC_INT_H
 
 #include "rchunks.h"
 #include "rdma_rw.h"
-#include "svc_pool.h"
+#include "svc_mem.h"
 #include "transport.h"
 #include "svc_limits.h"
 #include "svc_peers.h"
@@ -39,69 +39,69 @@ struct svc_rdma_call {
 
 /* One accepted connection. */
 struct svc_rdma_conn {
-	SVCXPRT sc_xprt;
-	SVCXPRT_EXT sc_ext;
-	struct rpcrdma_xprt sc_x;
-	struct svc_rdma_listener *sc_lst;
-	struct svc_rdma_conn *sc_next;	/* listener's list of connections */
-	pthread_mutex_t sc_lock;	/* the Call queue and CQ reaping */
-	struct rpcrdma_rep **sc_queue;	/* Calls received, not yet served */
-	uint32_t sc_qhead, sc_qlen;
-	struct svc_rdma_call sc_call;	/* svc_run mode: the Call being served */
-	char *sc_scratch;		/* Reply head/tail storage (copied when sent) */
-	uint32_t sc_nslots;		/* Calls served at once: scratch slices */
-	struct rpcrdma_rw_ctx *sc_rw;	/* per slot: its Calls' RDMA Reads and
+	SVCXPRT cn_xprt;
+	SVCXPRT_EXT cn_ext;
+	struct rpcrdma_xprt cn_x;
+	struct svc_rdma_listener *cn_lst;
+	struct svc_rdma_conn *cn_next;	/* listener's list of connections */
+	pthread_mutex_t cn_lock;	/* the Call queue and CQ reaping */
+	struct rpcrdma_rep **cn_queue;	/* Calls received, not yet served */
+	uint32_t cn_qhead, cn_qlen;
+	struct svc_rdma_call cn_call;	/* svc_run mode: the Call being served */
+	char *cn_scratch;		/* Reply head/tail storage (copied when sent) */
+	uint32_t cn_nslots;		/* Calls served at once: scratch slices */
+	struct rpcrdma_rw_ctx *cn_rw;	/* per slot: its Calls' RDMA Reads and
 					 * Writes (rdma_rw.h: the connection's) */
-	struct svc_rdma_dev *sc_dev;	/* its device: shared PD, chunk pool */
-	struct svc_rdma_held *sc_held;	/* buffers a failed Read/Write may reach */
-	int sc_threaded;		/* served by the listener's threads */
-	int sc_refs;			/* threaded: threads serving it (sl_lock) */
-	struct svc_rdma_conn *sc_gone;	/* threaded: the leader's to destroy */
-	struct svc_rdma_addr sc_laddr;	/* xp_ltaddr's storage */
-	struct svc_rdma_addr sc_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
-	int sc_lost;			/* the peer or fabric ended it (rx_lock) */
-	uint64_t sc_last_call_ns;	/* a Call last came (idle_timeout_ms) */
-	struct svc_rdma_mem sc_mem;	/* max_conn_memory (sc_dev->sd_lock) */
+	struct svc_rdma_dev *cn_dev;	/* its device: shared PD, chunk pool */
+	struct svc_rdma_held *cn_held;	/* buffers a failed Read/Write may reach */
+	int cn_threaded;		/* served by the listener's threads */
+	int cn_refs;			/* threaded: threads serving it (ln_lock) */
+	struct svc_rdma_conn *cn_gone;	/* threaded: the leader's to destroy */
+	struct svc_rdma_addr cn_laddr;	/* xp_ltaddr's storage */
+	struct svc_rdma_addr cn_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
+	int cn_lost;			/* the peer or fabric ended it (rx_lock) */
+	uint64_t cn_last_call_ns;	/* a Call last came (idle_timeout_ms) */
+	struct svc_rdma_mem cn_mem;	/* max_conn_memory (cn_dev->dv_lock) */
 	/* svc_run mode, fair turns (svc_loop.c): */
-	uint32_t sc_turn;		/* Calls taken in this turn */
-	uint64_t sc_yield_gen;		/* the kick pass that serves it next; 0: none */
-	int sc_penalized;		/* its peer stalled: no time to block (atomic) */
+	uint32_t cn_turn;		/* Calls taken in this turn */
+	uint64_t cn_yield_gen;		/* the kick pass that serves it next; 0: none */
+	int cn_penalized;		/* its peer stalled: no time to block (atomic) */
 };
 
 /* The service threads of one listener (threaded mode only). */
-struct svc_rdma_pool {
-	pthread_t *sp_threads;
-	uint32_t sp_nthreads;
-	pthread_cond_t sp_cond;		/* Calls queued, or a leader is wanted */
-	int sp_leader;			/* one thread polls, the others wait */
-	int sp_stop;
-	int sp_wakefd;			/* eventfd: refresh the leader's set, stop */
-	uint32_t sp_since_lead;		/* Calls picked since a thread last led */
+struct svc_rdma_threads {
+	pthread_t *th_threads;
+	uint32_t th_nthreads;
+	pthread_cond_t th_cond;		/* Calls queued, or a leader is wanted */
+	int th_leader;			/* one thread polls, the others wait */
+	int th_stop;
+	int th_wakefd;			/* eventfd: refresh the leader's set, stop */
+	uint32_t th_since_lead;		/* Calls picked since a thread last led */
 };
 
 struct svc_rdma_listener {
-	SVCXPRT sl_xprt;
-	SVCXPRT_EXT sl_ext;
-	struct rpcrdma_options sl_opts;
-	struct rpcrdma_optsrc sl_src;	/* configuration read at creation */
-	struct rdma_event_channel *sl_ch;
-	struct rdma_cm_id *sl_id;
-	pthread_mutex_t sl_lock;
-	struct svc_rdma_conn *sl_conns;
-	struct svc_rdma_conn *sl_closing; /* unlinked, being destroyed: their
-					   * counters not yet in sl_closed */
-	struct rpcrdma_stats sl_closed;	/* counters of connections gone, and
+	SVCXPRT ln_xprt;
+	SVCXPRT_EXT ln_ext;
+	struct rpcrdma_options ln_opts;
+	struct rpcrdma_optsrc ln_src;	/* configuration read at creation */
+	struct rdma_event_channel *ln_ch;
+	struct rdma_cm_id *ln_id;
+	pthread_mutex_t ln_lock;
+	struct svc_rdma_conn *ln_conns;
+	struct svc_rdma_conn *ln_closing; /* unlinked, being destroyed: their
+					   * counters not yet in ln_closed */
+	struct rpcrdma_stats ln_closed;	/* counters of connections gone, and
 					 * the leader's poll counters */
-	struct svc_rdma_pool sl_pool;
-	struct svc_rdma_dev *sl_devs;	/* per device: PD and chunk pool */
-	struct svc_rdma_addr sl_laddr;	/* xp_ltaddr's storage */
-	SVCXPRT sl_idle_xprt;		/* svc_run mode: the idle timer */
-	SVCXPRT_EXT sl_idle_ext;
-	SVCXPRT sl_kick_xprt;		/* svc_run mode: turns of yielded connections */
-	SVCXPRT_EXT sl_kick_ext;
-	uint64_t sl_kick_gen;		/* kick passes so far */
-	struct svc_rdma_peers sl_peers;	/* peers refused for stalling (sl_lock) */
-	struct svc_rdma_drc *sl_drc;	/* drc_size: the duplicate request cache */
+	struct svc_rdma_threads ln_threads;
+	struct svc_rdma_dev *ln_devs;	/* per device: PD and chunk pool */
+	struct svc_rdma_addr ln_laddr;	/* xp_ltaddr's storage */
+	SVCXPRT ln_idle_xprt;		/* svc_run mode: the idle timer */
+	SVCXPRT_EXT ln_idle_ext;
+	SVCXPRT ln_kick_xprt;		/* svc_run mode: turns of yielded connections */
+	SVCXPRT_EXT ln_kick_ext;
+	uint64_t ln_kick_gen;		/* kick passes so far */
+	struct svc_rdma_peers ln_peers;	/* peers refused for stalling (ln_lock) */
+	struct svc_rdma_drc *ln_drc;	/* drc_size: the duplicate request cache */
 };
 
 /* svc_rdma.c, for the service threads and the Reply path. */
@@ -154,8 +154,8 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
 {
 	struct svc_rdma_call *ct = svc_rdma_thread_call;
 
-	if (!c->sc_threaded)
-		return &c->sc_call;
+	if (!c->cn_threaded)
+		return &c->cn_call;
 	return ct && ct->ct_conn == c ? ct : NULL;
 }
 
@@ -186,4 +186,4 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			const struct svc_rdma_buf *b, uint64_t off,
 			const struct rpcrdma_chunk *written);
 
-#endif /* RPCRDMA_SVC_THREADS_H */
+#endif /* RPCRDMA_SVC_INT_H */
