@@ -27,6 +27,19 @@ static void conn_free_early(struct svc_rdma_listener *l,
 	free(c);
 }
 
+/*
+ * The SVCXPRT of a connection just accepted: the listener's prototype
+ * (svc_rdma.c gave it the ops).  Threaded: fd, a private eventfd, so
+ * svc_run() never wakes for it, only finds it.
+ */
+static void conn_xprt_init(struct svc_rdma_conn *c, int fd)
+{
+	c->cn_xprt = c->cn_lst->ln_conn_xprt;
+	c->cn_xprt.xp_fd = c->cn_threaded ? fd : c->cn_x.rx_ep.re_comp_ch->fd;
+	c->cn_xprt.xp_p3 = &c->cn_ext;
+	c->cn_ext.xp_auth.svc_ah_ops = NULL;
+}
+
 /* Below max_connections, counting every connection held, dead or not. */
 static int lst_has_room(struct svc_rdma_listener *l)
 {
@@ -155,7 +168,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 
 	c->cn_lst = l;
 	c->cn_threaded = l->ln_threads.th_nthreads > 0;
-	svc_rdma_conn_xprt_init(c, fd);
+	conn_xprt_init(c, fd);
 	svc_rdma_set_conn_addrs(&c->cn_xprt, &c->cn_laddr, &c->cn_raddr, ev->id);
 	c->cn_last_call_ns = rpcrdma_poll_now_ns(NULL);
 	x->rx_stats.rs_conns_accepted++;

@@ -98,13 +98,14 @@ static int make_key(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	return 0;
 }
 
-int svc_rdma_drc_check(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const struct rpc_msg *msg, const char *m, uint32_t len)
+enum svc_rdma_drc_do svc_rdma_drc_check(struct svc_rdma_conn *c,
+				       struct svc_rdma_call *ct,
+				       const struct rpc_msg *msg, const char *m,
+				       uint32_t len, struct rpcrdma_drc_reply *kept)
 {
 	struct svc_rdma_drc *d = c->cn_lst->ln_drc;
 	struct rpcrdma_drc_stats before, after;
 	struct rpcrdma_drc_entry *e;
-	struct rpcrdma_drc_reply kept;
 	struct rpcrdma_drc_key k;
 	enum rpcrdma_drc_verdict v;
 
@@ -112,10 +113,10 @@ int svc_rdma_drc_check(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	/* Procedure 0 does nothing by convention (RFC 5531 section 12.1):
 	 * pings would only push real Replies out. */
 	if (!d || !msg->rm_call.cb_proc || make_key(c, ct, msg, m, len, &k))
-		return 0;
+		return SVC_RDMA_DRC_SERVE;
 	pthread_mutex_lock(&d->sdc_lock);
 	before = d->sdc_dc.dc_stats;
-	v = rpcrdma_drc_lookup(&d->sdc_dc, &k, now_ms(), &e, &kept);
+	v = rpcrdma_drc_lookup(&d->sdc_dc, &k, now_ms(), &e, kept);
 	after = d->sdc_dc.dc_stats;
 	pthread_mutex_unlock(&d->sdc_lock);
 	count(c, &before, &after);
@@ -123,18 +124,14 @@ int svc_rdma_drc_check(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	case RPCRDMA_DRC_HIT:
 		RPCRDMA_DBG("conn %p: xid %#x answered from the cache",
 			    (void *)c, k.dk_xid);
-		svc_rdma_drc_resend(c, ct, &kept);
-		rpcrdma_drc_reply_free(&kept);
-		svc_rdma_call_release(c, ct);
-		return 1;
+		return SVC_RDMA_DRC_RESEND;
 	case RPCRDMA_DRC_INPROG:
 		RPCRDMA_DBG("conn %p: xid %#x still in progress: dropped",
 			    (void *)c, k.dk_xid);
-		svc_rdma_call_release(c, ct);
-		return 1;
+		return SVC_RDMA_DRC_DROP;
 	default:
 		ct->ct_drc = e;
-		return 0;
+		return SVC_RDMA_DRC_SERVE;
 	}
 }
 

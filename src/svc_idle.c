@@ -48,73 +48,31 @@ void svc_rdma_idle_sweep(struct svc_rdma_listener *l)
 	}
 }
 
-static struct svc_rdma_listener *idle_lst(SVCXPRT *xprt)
+/* The timer ticked (svc_run mode): read it, then sweep. */
+void svc_rdma_idle_tick(struct svc_rdma_listener *l, int fd)
 {
-	return rpcrdma_container_of(xprt, struct svc_rdma_listener, ln_idle_xprt);
-}
-
-static bool_t idle_recv(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	struct svc_rdma_listener *l = idle_lst(xprt);
 	uint64_t ticks;
 
-	(void)msg;
-	if (read(xprt->xp_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		RPCRDMA_DBG("idle timer: %s", strerror(errno));
 	pthread_mutex_lock(&l->ln_lock);
 	svc_rdma_idle_sweep(l);
 	pthread_mutex_unlock(&l->ln_lock);
-	return FALSE;	/* never a Call */
 }
-
-static enum xprt_stat idle_stat(SVCXPRT *xprt)
-{
-	(void)xprt;
-	return XPRT_IDLE;
-}
-
-static bool_t idle_never(SVCXPRT *xprt, xdrproc_t p, void *a)
-{
-	(void)xprt;
-	(void)p;
-	(void)a;
-	return FALSE;
-}
-
-static bool_t idle_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	(void)xprt;
-	(void)msg;
-	return FALSE;
-}
-
-/* The listener owns it: svc_rdma_idle_stop() is the only way it goes. */
-static void idle_destroy(SVCXPRT *xprt)
-{
-	(void)xprt;
-}
-
-static const struct xp_ops idle_ops = {
-	.xp_recv = idle_recv,
-	.xp_stat = idle_stat,
-	.xp_getargs = idle_never,
-	.xp_reply = idle_reply,
-	.xp_freeargs = idle_never,
-	.xp_destroy = idle_destroy,
-};
 
 /*
  * svc_run() mode with idle_timeout_ms set: a timer ticking at a quarter
  * of the timeout (100 ms to 10 s), so a connection goes within 1.25 times
- * it.  0, or -errno.
+ * it.  0 with the timer's descriptor in *fdp (-1: none needed), or
+ * -errno.  svc_rdma.c registers it as a hidden SVCXPRT.
  */
-int svc_rdma_idle_start(struct svc_rdma_listener *l)
+int svc_rdma_idle_open(struct svc_rdma_listener *l, int *fdp)
 {
 	uint32_t ms = l->ln_opts.ro_idle_timeout_ms, tick = ms / 4;
 	struct itimerspec its;
 	int fd;
 
-	l->ln_idle_xprt.xp_fd = -1;
+	*fdp = -1;
 	if (!ms || l->ln_opts.ro_svc_threads)
 		return 0;
 	if (tick < 100)
@@ -134,26 +92,6 @@ int svc_rdma_idle_start(struct svc_rdma_listener *l)
 		close(fd);
 		return rc;
 	}
-	l->ln_idle_xprt.xp_fd = fd;
-	l->ln_idle_xprt.xp_ops = &idle_ops;
-	l->ln_idle_xprt.xp_netid = "rdma";
-	l->ln_idle_xprt.xp_tp = "rdma";
-	l->ln_idle_xprt.xp_p3 = &l->ln_idle_ext;
-	xprt_register(&l->ln_idle_xprt);
+	*fdp = fd;
 	return 0;
-}
-
-void svc_rdma_idle_stop(struct svc_rdma_listener *l)
-{
-	if (l->ln_idle_xprt.xp_fd < 0)
-		return;
-	xprt_unregister(&l->ln_idle_xprt);
-	close(l->ln_idle_xprt.xp_fd);
-	l->ln_idle_xprt.xp_fd = -1;
-}
-
-/* Its descriptor for a private event loop (svc_rdma_pollfds), or -1. */
-int svc_rdma_idle_fd(const struct svc_rdma_listener *l)
-{
-	return l->ln_idle_xprt.xp_fd;
 }

@@ -1,7 +1,9 @@
 /*
- * The server's private structures, shared by the svc_run() side
- * (svc_rdma.c) and the service threads that can serve a listener's
- * connections instead (svc_threads.c, ro_svc_threads > 0).
+ * The RDMA server's private header: its listener, connection, Call and
+ * service-thread structures, and what each server file offers the files
+ * above it.  svc_rdma.c is the top (the only one speaking SVCXPRT); the
+ * sections below run from there downward, and a file calls only into
+ * sections after its own.
  */
 #ifndef RPCRDMA_SVC_INT_H
 #define RPCRDMA_SVC_INT_H
@@ -16,6 +18,7 @@
 
 struct svc_rdma_listener;
 struct svc_rdma_conn;
+struct rpcrdma_drc_reply;
 
 /*
  * The Call being served: one per connection under svc_run(), one per
@@ -99,73 +102,37 @@ struct svc_rdma_listener {
 	SVCXPRT_EXT ln_idle_ext;
 	SVCXPRT ln_kick_xprt;		/* svc_run mode: turns of yielded connections */
 	SVCXPRT_EXT ln_kick_ext;
+	SVCXPRT ln_conn_xprt;		/* what a connection's SVCXPRT starts as:
+					 * svc_rdma.c's ops (svc_accept.c) */
 	uint64_t ln_kick_gen;		/* kick passes so far */
 	struct svc_rdma_peers ln_peers;	/* peers refused for stalling (ln_lock) */
 	struct svc_rdma_drc *ln_drc;	/* drc_size: the duplicate request cache */
 };
 
-/* svc_rdma.c, for the service threads and the Reply path. */
-struct svc_rdma_conn *svc_rdma_conn_of(SVCXPRT *xprt);
-struct svc_rdma_listener *svc_rdma_lst_of(SVCXPRT *xprt);
-void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
-int svc_rdma_conn_reap(struct svc_rdma_conn *c);
-void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
-void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
-void svc_rdma_conn_reap_wait(void *arg);
-void svc_rdma_conn_xprt_init(struct svc_rdma_conn *c, int fd);
+/* svc_threads.c: service threads (ro_svc_threads > 0). */
+int svc_threads_start(struct svc_rdma_listener *l);
+void svc_threads_stop(struct svc_rdma_listener *l);
+void svc_threads_kick(struct svc_rdma_listener *l);
 
 /* svc_accept.c: connection requests, and connections the CM says are gone. */
 void svc_rdma_lst_events(struct svc_rdma_listener *l);
 
 /* svc_idle.c: idle_timeout_ms. */
 void svc_rdma_idle_sweep(struct svc_rdma_listener *l);
-int svc_rdma_idle_start(struct svc_rdma_listener *l);
-void svc_rdma_idle_stop(struct svc_rdma_listener *l);
-int svc_rdma_idle_fd(const struct svc_rdma_listener *l);
+int svc_rdma_idle_open(struct svc_rdma_listener *l, int *fdp);
+void svc_rdma_idle_tick(struct svc_rdma_listener *l, int fd);
 
-/*
- * svc_loop.c: the serving loop's rules (its opening comment says who
- * polls, who sleeps, who wakes whom).  A connection's turn is at most
- * SVC_RDMA_TURN_CALLS Calls: a quarter of the default 32 credits, so a
- * peer keeping its whole window full is served in four turns while every
- * other ready connection, the CM channel and the idle timer get theirs.
- */
-#define SVC_RDMA_TURN_CALLS 8
-int svc_rdma_loop_start(struct svc_rdma_listener *l);
-void svc_rdma_loop_stop(struct svc_rdma_listener *l);
-void svc_rdma_conn_yield(struct svc_rdma_conn *c);
-void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
-			     struct timespec *ts);
-void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
-int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
-
-/* svc_threads.c */
-extern __thread struct svc_rdma_call *svc_rdma_thread_call;
-int svc_threads_start(struct svc_rdma_listener *l);
-void svc_threads_stop(struct svc_rdma_listener *l);
-void svc_threads_kick(struct svc_rdma_listener *l);
-
-/*
- * The Call state of this connection: its own under svc_run(), the calling
- * service thread's in threaded mode; NULL from a thread that is not
- * serving this connection (it has no Call of it to answer).
- */
-static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
-{
-	struct svc_rdma_call *ct = svc_rdma_thread_call;
-
-	if (!c->cn_threaded)
-		return &c->cn_call;
-	return ct && ct->ct_conn == c ? ct : NULL;
-}
+/* svc_call.c: the next Call of a connection, decoded into msg; FALSE: none. */
+bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg);
 
 /* svc_reply.c: Replies, RDMA_ERRORs, and tearing down a stalled peer. */
-bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
+bool_t svc_rdma_reply(struct svc_rdma_conn *c, SVCAUTH *auth,
+		      struct rpc_msg *msg);
+void svc_rdma_reply_kept(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			 const struct rpcrdma_drc_reply *kept);
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 			      uint32_t err);
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what);
-int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			    struct rpcrdma_rep *rep, const char *m, uint32_t len);
 /* How long one Send, or one RDMA Read/Write chain, may take before its
  * connection counts as stalled: svc_stall_ms, plus a chain's bytes at a
  * floor rate (svc_rdma_stall_deadline, svc_rdma_stall_budget_ms). */
@@ -185,5 +152,45 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			const struct svc_rdma_buf *b, uint64_t off,
 			const struct rpcrdma_chunk *written);
+
+/* svc_conn.c: one connection below its SVCXPRT. */
+extern __thread struct svc_rdma_call *svc_rdma_thread_call;
+void svc_rdma_stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s);
+int svc_rdma_conn_reap(struct svc_rdma_conn *c);
+int svc_rdma_conn_spin(struct svc_rdma_conn *c, uint32_t spin_us);
+void svc_rdma_conn_reap_wait(void *arg);
+void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
+void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
+void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
+
+/*
+ * The Call state of this connection: its own under svc_run(), the calling
+ * service thread's in threaded mode; NULL from a thread that is not
+ * serving this connection (it has no Call of it to answer).
+ */
+static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
+{
+	struct svc_rdma_call *ct = svc_rdma_thread_call;
+
+	if (!c->cn_threaded)
+		return &c->cn_call;
+	return ct && ct->ct_conn == c ? ct : NULL;
+}
+
+/*
+ * svc_loop.c: the serving loop's rules (its opening comment says who
+ * polls, who sleeps, who wakes whom).  A connection's turn is at most
+ * SVC_RDMA_TURN_CALLS Calls: a quarter of the default 32 credits, so a
+ * peer keeping its whole window full is served in four turns while every
+ * other ready connection, the CM channel and the idle timer get theirs.
+ */
+#define SVC_RDMA_TURN_CALLS 8
+int svc_rdma_kick_open(struct svc_rdma_listener *l, int *fdp);
+void svc_rdma_kick_pass(struct svc_rdma_listener *l, int kickfd);
+void svc_rdma_conn_yield(struct svc_rdma_conn *c);
+void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
+			     struct timespec *ts);
+void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
+int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
 
 #endif /* RPCRDMA_SVC_INT_H */

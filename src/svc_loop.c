@@ -66,11 +66,6 @@
 
 /* ---- fair turns under svc_run(): the kick ------------------------------- */
 
-static struct svc_rdma_listener *kick_lst(SVCXPRT *xprt)
-{
-	return rpcrdma_container_of(xprt, struct svc_rdma_listener, ln_kick_xprt);
-}
-
 /*
  * The turn of c ended with Calls still queued: it is served again in the
  * next kick pass, after everything else ready now.  svc_run mode only.
@@ -96,15 +91,13 @@ void svc_rdma_conn_yield(struct svc_rdma_conn *c)
  * yields again waits for the next pass (a newer generation); one that died
  * in its turn is destroyed by libtirpc and off the list.
  */
-static bool_t kick_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+void svc_rdma_kick_pass(struct svc_rdma_listener *l, int kickfd)
 {
-	struct svc_rdma_listener *l = kick_lst(xprt);
 	struct svc_rdma_conn *c;
 	uint64_t v, gen;
 	int fd;
 
-	(void)msg;
-	if (read(xprt->xp_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+	if (read(kickfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
 	pthread_mutex_lock(&l->ln_lock);
 	gen = ++l->ln_kick_gen;
@@ -120,74 +113,22 @@ static bool_t kick_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			}
 		pthread_mutex_unlock(&l->ln_lock);
 		if (fd < 0)
-			return FALSE;	/* never a Call of its own */
+			return;
 		svc_getreq_common(fd);
 	}
 }
 
-static enum xprt_stat kick_stat(SVCXPRT *xprt)
+/*
+ * svc_run() mode: the kick eventfd, which svc_rdma.c registers as a
+ * hidden SVCXPRT.  0 with it in *fdp (-1 in threaded mode), or -errno.
+ */
+int svc_rdma_kick_open(struct svc_rdma_listener *l, int *fdp)
 {
-	(void)xprt;
-	return XPRT_IDLE;
-}
-
-static bool_t kick_never(SVCXPRT *xprt, xdrproc_t p, void *a)
-{
-	(void)xprt;
-	(void)p;
-	(void)a;
-	return FALSE;
-}
-
-static bool_t kick_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	(void)xprt;
-	(void)msg;
-	return FALSE;
-}
-
-/* The listener owns it: svc_rdma_loop_stop() is the only way it goes. */
-static void kick_destroy(SVCXPRT *xprt)
-{
-	(void)xprt;
-}
-
-static const struct xp_ops kick_ops = {
-	.xp_recv = kick_recv,
-	.xp_stat = kick_stat,
-	.xp_getargs = kick_never,
-	.xp_reply = kick_reply,
-	.xp_freeargs = kick_never,
-	.xp_destroy = kick_destroy,
-};
-
-/* svc_run() mode: the kick eventfd, registered as a hidden SVCXPRT. */
-int svc_rdma_loop_start(struct svc_rdma_listener *l)
-{
-	int fd;
-
-	l->ln_kick_xprt.xp_fd = -1;
+	*fdp = -1;
 	if (l->ln_opts.ro_svc_threads)
 		return 0;
-	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	l->ln_kick_xprt.xp_fd = fd;
-	l->ln_kick_xprt.xp_ops = &kick_ops;
-	l->ln_kick_xprt.xp_netid = "rdma";
-	l->ln_kick_xprt.xp_tp = "rdma";
-	l->ln_kick_xprt.xp_p3 = &l->ln_kick_ext;
-	xprt_register(&l->ln_kick_xprt);
-	return 0;
-}
-
-void svc_rdma_loop_stop(struct svc_rdma_listener *l)
-{
-	if (l->ln_kick_xprt.xp_fd < 0)
-		return;
-	xprt_unregister(&l->ln_kick_xprt);
-	close(l->ln_kick_xprt.xp_fd);
-	l->ln_kick_xprt.xp_fd = -1;
+	*fdp = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return *fdp < 0 ? -errno : 0;
 }
 
 /* ---- per-peer stall budgets ---------------------------------------------- */
@@ -252,85 +193,3 @@ int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id)
 }
 
 /* ---- a private service loop ---------------------------------------------- */
-
-/*
- * The descriptors a private event loop must watch for this listener: its
- * own and one per connection.  Returns how many there are (which may be
- * more than max: only max are filled), or -1 if xprt is not a listener.
- */
-int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
-{
-	struct svc_rdma_listener *l = svc_rdma_lst_of(xprt);
-	struct svc_rdma_conn *c;
-	int n = 0;
-
-	if (!l || max < 0 || (max && !fds))
-		return -1;
-	pthread_mutex_lock(&l->ln_lock);
-	if (n < max)
-		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
-	n++;
-	/* idle_timeout_ms: the timer that closes idle connections. */
-	if (svc_rdma_idle_fd(l) >= 0) {
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = svc_rdma_idle_fd(l),
-						  .events = POLLIN };
-		n++;
-	}
-	/* The kick: turns of connections that yielded. */
-	if (l->ln_kick_xprt.xp_fd >= 0) {
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = l->ln_kick_xprt.xp_fd,
-						  .events = POLLIN };
-		n++;
-	}
-	/* Threaded: the service threads watch the connections themselves. */
-	for (c = l->ln_threads.th_nthreads ? NULL : l->ln_conns; c;
-	     c = c->cn_next, n++)
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = c->cn_xprt.xp_fd,
-						  .events = POLLIN };
-	pthread_mutex_unlock(&l->ln_lock);
-	return n;
-}
-
-/*
- * One turn of a private service loop, for programs that run their own
- * thread instead of svc_run(): wait up to timeout_ms for the listener or
- * any of its connections, then serve everything ready through libtirpc's
- * dispatcher (svc_getreq_common), which also reaps dead connections.
- */
-int svc_rdma_serve(SVCXPRT *xprt, int timeout_ms)
-{
-	struct pollfd *fds;
-	int n, got, i, served = 0;
-
-	n = svc_rdma_pollfds(xprt, NULL, 0);
-	if (n < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	/* Threaded: the service threads serve; this loop only waits. */
-	if (svc_rdma_lst_of(xprt)->ln_threads.th_nthreads) {
-		if (poll(NULL, 0, timeout_ms) < 0 && errno != EINTR)
-			return -1;
-		return 0;
-	}
-	fds = calloc((size_t)n, sizeof(*fds));
-	if (!fds) {
-		errno = ENOMEM;
-		return -1;
-	}
-	n = svc_rdma_pollfds(xprt, fds, n);
-	got = poll(fds, (nfds_t)n, timeout_ms);
-	for (i = 0; got > 0 && i < n; i++) {
-		if (!fds[i].revents)
-			continue;
-		svc_getreq_common(fds[i].fd);
-		served++;
-	}
-	free(fds);
-	if (got < 0)
-		return errno == EINTR ? 0 : -1;
-	return served;
-}

@@ -339,9 +339,9 @@ static struct ibv_context *lst_verbs(struct svc_rdma_listener *l,
 	return verbs ? verbs : rpcrdma_id_verbs(l->ln_id);
 }
 
-struct ibv_pd *svc_rdma_get_pd(SVCXPRT *xprt, struct ibv_context *verbs)
+struct ibv_pd *svc_rdma_mem_get_pd(struct svc_rdma_listener *l,
+				   struct ibv_context *verbs)
 {
-	struct svc_rdma_listener *l = svc_rdma_lst_of(xprt);
 	struct svc_rdma_dev *d;
 
 	if (!l || !(verbs = lst_verbs(l, verbs))) {
@@ -358,9 +358,8 @@ struct ibv_pd *svc_rdma_get_pd(SVCXPRT *xprt, struct ibv_context *verbs)
 	return d->dv_pd;
 }
 
-int svc_rdma_pool_add(SVCXPRT *xprt, struct ibv_mr *mr)
+int svc_rdma_mem_add(struct svc_rdma_listener *l, struct ibv_mr *mr)
 {
-	struct svc_rdma_listener *l = svc_rdma_lst_of(xprt);
 	struct svc_rdma_region *r, **pp;
 	struct svc_rdma_dev *d;
 	int rc;

@@ -58,6 +58,10 @@ struct svc_rdma_dev *svc_rdma_dev_get(struct svc_rdma_listener *l,
 				      struct ibv_context *verbs);
 void svc_rdma_dev_put(struct svc_rdma_listener *l, struct svc_rdma_dev *d);
 void svc_rdma_devs_fini(struct svc_rdma_listener *l);
+/* svc_rdma_get_pd(3), svc_rdma_pool_add(3) for a listener (NULL: EINVAL). */
+struct ibv_pd *svc_rdma_mem_get_pd(struct svc_rdma_listener *l,
+				   struct ibv_context *verbs);
+int svc_rdma_mem_add(struct svc_rdma_listener *l, struct ibv_mr *mr);
 void svc_rdma_devs_pinned(struct svc_rdma_listener *l, uint64_t *now,
 			  uint64_t *peak);
 

@@ -114,42 +114,6 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
-/*
- * A Call of another RPC version (RFC 5531 section 9): xdr_callmsg()
- * refuses it, but the peer is owed MSG_DENIED / RPC_MISMATCH naming the
- * one version we speak, on the connection, which stays up.  1 when msg
- * was such a Call and was answered (its receive reposted), 0 when it is
- * no RPC Call at all (the caller drops it).
- */
-int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			    struct rpcrdma_rep *rep, const char *m, uint32_t len)
-{
-	struct rpc_msg reply;
-	uint32_t xid;
-
-	if (!svc_rdma_other_rpcvers(m, len, &xid))
-		return 0;
-	memset(&reply, 0, sizeof(reply));
-	reply.rm_direction = REPLY;
-	reply.rm_reply.rp_stat = MSG_DENIED;
-	reply.rjcted_rply.rj_stat = RPC_MISMATCH;
-	reply.rjcted_rply.rj_vers.low = RPC_MSG_VERSION;
-	reply.rjcted_rply.rj_vers.high = RPC_MSG_VERSION;
-	ct->ct_cur = rep;
-	ct->ct_xid = xid;
-	ct->ct_answered = 0;
-	pthread_mutex_lock(&c->cn_x.rx_lock);
-	c->cn_x.rx_stats.rs_bad_calls++;
-	pthread_mutex_unlock(&c->cn_x.rx_lock);
-	svc_rdma_conn_reply(&c->cn_xprt, &reply);
-	/* Sent or not, the receive is back (conn_reply reposts it). */
-	if (ct->ct_cur) {
-		svc_rdma_conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
-	return 1;
-}
-
 /* An accepted Reply's results, taken out of the message once: a Reply
  * that does not fit inline is encoded a second time, for its chunk. */
 struct reply_res {
@@ -176,14 +140,14 @@ static void take_results(struct rpc_msg *msg, struct reply_res *res)
  * Call), replayed with the segments it had, into the new Call's chunks.
  */
 struct reply_src {
-	SVCXPRT *src_xprt;
+	SVCAUTH *src_auth;		/* the Call's flavour wraps the results */
 	struct rpc_msg *src_msg;
 	struct reply_res src_res;
 	const struct rpcrdma_drc_reply *src_kept;
 };
 
 /* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
-static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
+static int encode_reply(SVCAUTH *auth, struct rpc_msg *msg,
 			const struct reply_res *res, struct rpcrdma_xdr_buf *xb,
 			char *buf, uint32_t len, uint32_t threshold)
 {
@@ -194,7 +158,7 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 	rpcrdma_xdrbuf_create(&xdrs, xb);
 	ok = xdr_replymsg(&xdrs, msg) &&
 	     (!res->res_xres ||
-	      SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, res->res_xres, res->res_where));
+	      SVCAUTH_WRAP(auth, &xdrs, res->res_xres, res->res_where));
 	XDR_DESTROY(&xdrs);
 	return ok ? 0 : -EMSGSIZE;
 }
@@ -204,7 +168,7 @@ static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
 {
 	if (s->src_kept)
 		return svc_rdma_drc_replay(s->src_kept, xb, buf, len, threshold);
-	return encode_reply(s->src_xprt, s->src_msg, &s->src_res, xb, buf, len,
+	return encode_reply(s->src_auth, s->src_msg, &s->src_res, xb, buf, len,
 			    threshold);
 }
 
@@ -466,11 +430,11 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	return rc == 0;
 }
 
-bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+bool_t svc_rdma_reply(struct svc_rdma_conn *c, SVCAUTH *auth,
+		      struct rpc_msg *msg)
 {
-	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
-	struct reply_src src = { .src_xprt = xprt, .src_msg = msg };
+	struct reply_src src = { .src_auth = auth, .src_msg = msg };
 
 	/* Not the thread serving a Call of this connection: nothing to answer.
 	 * Answered already: rpcgen's stubs follow a failed svc_sendreply()
@@ -487,48 +451,11 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
  * A retransmitted Call whose first copy was executed: its kept Reply
  * again, into the chunks this copy brought; the procedure does not run.
  */
-void svc_rdma_drc_resend(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+void svc_rdma_reply_kept(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct rpcrdma_drc_reply *kept)
 {
 	struct reply_src src = { .src_kept = kept };
 
 	ct->ct_answered = 1;
 	reply_send(c, ct, &src);
-}
-
-/*
- * svc_sendreply(), but the service thread never waits for the Reply's
- * Send: done(arg, status) runs once the transport holds no reference to
- * res, so done is where res may be freed.  That is at once for a Reply
- * copied into a send buffer (inline, pull-up) and for any Reply that
- * could not be sent; for one gathered from res (mapped) it is when its
- * Send completes, from whichever thread reaps that completion, or when the
- * connection is torn down.  done runs exactly once, perhaps before this
- * returns, and must not call into this transport.  status is 0 when the
- * Reply was posted (for a torn-down connection: ECONNRESET, the Reply may
- * not have arrived), else the errno that kept it from being sent.  On any
- * other SVCXPRT this is svc_sendreply() followed by done.
- */
-bool_t svc_rdma_sendreply_async(SVCXPRT *xprt, xdrproc_t xres, void *res,
-				void (*done)(void *arg, int status), void *arg)
-{
-	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
-	struct svc_rdma_call *ct = c ? svc_rdma_conn_call(c) : NULL;
-	bool_t ok;
-
-	if (!ct || !done) {
-		ok = svc_sendreply(xprt, xres, res);
-		if (done)
-			done(arg, ok ? 0 : (c ? EPERM : EIO));
-		return ok;
-	}
-	ct->ct_rel.rl_fn = done;
-	ct->ct_rel.rl_arg = arg;
-	ct->ct_rel_queued = 0;
-	ct->ct_rel_status = EIO;	/* until conn_reply says otherwise */
-	ok = svc_sendreply(xprt, xres, res);
-	ct->ct_rel.rl_fn = NULL;
-	if (!ct->ct_rel_queued)
-		done(arg, ct->ct_rel_status);
-	return ok;
 }

@@ -15,9 +15,6 @@
 #include "poller.h"
 #include "svc_int.h"
 
-/* The Call this thread is serving; conn_call() in svc_rdma.c reads it. */
-__thread struct svc_rdma_call *svc_rdma_thread_call;
-
 struct svc_thread_arg {
 	struct svc_rdma_listener *ta_lst;
 	uint32_t ta_slot;
