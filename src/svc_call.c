@@ -110,7 +110,7 @@ static int deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	/* No results: no auth flavour to wrap them. */
 	svc_rdma_reply(c, NULL, &reply);
-	/* Sent or not, the receive is back (conn_reply reposts it). */
+	/* Sent or not, the receive is back (reply_send reposts it). */
 	if (ct->ct_cur) {
 		svc_rdma_conn_repost(c, ct->ct_cur);
 		ct->ct_cur = NULL;

@@ -35,7 +35,7 @@ struct svc_rdma_call {
 	struct svc_rdma_buf ct_callbuf;	/* its Read chunks' Call, until answered */
 	/* svc_rdma_sendreply_async: run once the results are unreferenced */
 	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
-	int ct_rel_queued;		/* conn_reply queued ct_rel */
+	int ct_rel_queued;		/* reply_send queued ct_rel */
 	int ct_rel_status;		/* else: errno for rl_fn, 0 if sent */
 	struct rpcrdma_drc_entry *ct_drc; /* drc_size: its entry until answered */
 };

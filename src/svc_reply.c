@@ -9,10 +9,10 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
-#include "chunks.h"
 #include "rchunks.h"
 #include "svc_drc.h"
 #include "svc_int.h"
+#include "svc_reply_plan.h"
 
 /*
  * svc_stall_ms (default 1 s, svc_rdma_stall_deadline): how long a Reply or
@@ -172,110 +172,47 @@ static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
 			    threshold);
 }
 
-/* The Call's Write chunks, returned unused: every length 0. */
-static void writes_unused(const struct svc_rdma_call *ct, struct rpcrdma_hdr *h)
-{
-	uint32_t i, j;
-
-	h->rh_nwrites = ct->ct_hdr.rh_nwrites;
-	for (i = 0; i < h->rh_nwrites; i++) {
-		h->rh_writes[i] = ct->ct_hdr.rh_writes[i];
-		for (j = 0; j < h->rh_writes[i].rc_nsegs; j++)
-			h->rh_writes[i].rc_segs[j].rs_length = 0;
-	}
-}
-
-/* RDMA_MSG, our credits, and the Call's Write chunks back unused. */
-static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
-			 struct rpcrdma_hdr *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->rh_xid = ct->ct_xid;
-	h->rh_credits = credits;
-	h->rh_proc = RPCRDMA_MSG;
-	writes_unused(ct, h);
-}
-
 /*
- * Direct data placement: the Reply's large opaques (the referenced
- * segments of its encoding), one per Write chunk the Call offered and in
- * that order, go by RDMA Write; what remains, without their data and
- * roundup, is *rest, to be sent inline.  The client's planner does the
- * same cut for Read chunks.  The data is copied into a buffer of the
- * chunk pool first, so the results are never referenced after this
- * returns.  -ENOENT when it does not apply (no Write chunk, nothing
- * to place, a chunk too small, more than max_chunk_bytes to write, or
- * the rest would not fit inline): the Write chunks then go back unused.
- * Other errors are the connection's.
+ * Direct data placement, as wp planned it (svc_reply_plan.c): the
+ * Reply's large opaques, one per Write chunk the Call offered and in
+ * that order, go by RDMA Write from b, a buffer of the chunk pool just
+ * their size, so the results are never referenced after this returns;
+ * the rest goes inline.  Errors are the connection's.
  */
-static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		     const struct rpcrdma_xdr_buf *xb, struct rpcrdma_hdr *h,
-		     struct rpcrdma_xdr_buf *rest)
+static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			      const struct svc_rdma_wplan *wp,
+			      struct svc_rdma_buf *b, const struct rpcrdma_hdr *h)
 {
-	const struct rpcrdma_hdr *ch = &ct->ct_hdr;
-	struct rpcrdma_call_limits cl = {
-		.cl_peer_inline = c->cn_x.rx_send_max,
-		.cl_max_rsegs = ch->rh_nwrites,
-	};
-	struct rpcrdma_chunk_limits lim;
-	struct rpcrdma_call_plan plan;
-	struct svc_rdma_buf b;
-	uint64_t off = 0, bytes = 0;
+	uint64_t off = 0;
 	unsigned int k;
-	ssize_t n;
 	int rc;
 
-	if (!ch->rh_nwrites || !rpcrdma_xdrbuf_nrefs(xb))
-		return -ENOENT;
-	if (rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_READ, &plan) ||
-	    plan.cp_kind != RPCRDMA_CALL_READCH)
-		return -ENOENT;
-	for (k = 0; k < plan.cp_nrsegs; k++) {
-		bytes += plan.cp_rsegs[k].rp_len;
-		if (rpcrdma_fill_chunk(&ch->rh_writes[k], plan.cp_rsegs[k].rp_len,
-				       &h->rh_writes[k]))
-			goto out_unused;
-	}
-	svc_rdma_chunk_limits(c, &lim);
-	n = rpcrdma_hdr_size(h);
-	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
-	    !rpcrdma_reply_fits(&lim, bytes) ||
-	    (size_t)n + plan.cp_inline.xb_len > c->cn_x.rx_send_max)
-		goto out_unused;
-	/* The bytes are known before anything is copied: take just those. */
-	if (svc_rdma_buf_get(c, bytes, &b))
-		goto out_unused;
-	for (k = 0; k < plan.cp_nrsegs; k++) {
-		memcpy(b.sb_mem + off, plan.cp_rsegs[k].rp_addr,
-		       plan.cp_rsegs[k].rp_len);
-		rc = svc_rdma_push_chunk(c, ct, &b, off, &h->rh_writes[k]);
+	for (k = 0; k < wp->wp_nchunks; k++) {
+		memcpy(b->sb_mem + off, wp->wp_place[k].wpl_addr,
+		       wp->wp_place[k].wpl_len);
+		rc = svc_rdma_push_chunk(c, ct, b, off, &h->rh_writes[k]);
 		if (rc) {
-			svc_rdma_buf_hold(c, &b);
+			svc_rdma_buf_hold(c, b);
 			return rc;
 		}
-		off += plan.cp_rsegs[k].rp_len;
+		off += wp->wp_place[k].wpl_len;
 	}
 	/* Written and acknowledged: the pool may have it back. */
-	svc_rdma_buf_put(c, &b);
-	*rest = plan.cp_inline;
+	svc_rdma_buf_put(c, b);
 	pthread_mutex_lock(&c->cn_x.rx_lock);
-	c->cn_x.rx_stats.rs_write_chunks += plan.cp_nrsegs;
-	c->cn_x.rx_stats.rs_write_chunk_bytes += bytes;
+	c->cn_x.rx_stats.rs_write_chunks += wp->wp_nchunks;
+	c->cn_x.rx_stats.rs_write_chunk_bytes += wp->wp_bytes;
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	return 0;
-
-out_unused:
-	writes_unused(ct, h);
-	return -ENOENT;
 }
 
 /*
  * A Reply too large to Send goes into the Call's Reply chunk: encoded
  * whole into a buffer of the chunk pool, RDMA Written, then announced
  * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
- * there is no Reply chunk, it is too small, or the Reply is longer than
- * max_chunk_bytes (the caller answers ERR_CHUNK: never a truncated
- * Reply); other errors are the connection's.
+ * the Reply chunk (svc_rdma_reply_decide found one) is too small, or the
+ * Reply is longer than max_chunk_bytes (the caller answers ERR_CHUNK:
+ * never a truncated Reply); other errors are the connection's.
  */
 static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			  const struct reply_src *src, struct rpcrdma_hdr *h)
@@ -288,8 +225,6 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	size_t len, offered;
 	int rc;
 
-	if (!ct->ct_hdr.rh_has_reply)
-		return -EMSGSIZE;
 	/* The Reply's length is known only once encoded, but it can never be
 	 * more than the chunk the client offered: take that much, encode,
 	 * and give back the rest at once. */
@@ -347,27 +282,33 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 }
 
 /*
- * Send a Reply for ct: inline, with its large opaques in the Call's Write
- * chunks, or in its Reply chunk; RDMA_ERROR / ERR_CHUNK when none fits.
+ * Send a Reply for ct: decided by svc_rdma_reply_decide (inline, with its
+ * large opaques in the Call's Write chunks, or in its Reply chunk;
+ * RDMA_ERROR / ERR_CHUNK when none fits), then done step by step.
  */
 static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct reply_src *src)
 {
 	struct rpcrdma_xprt *x = &c->cn_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
-	struct rpcrdma_xdr_buf xb, empty, rest;
+	struct rpcrdma_xdr_buf xb, empty;
 	const struct rpcrdma_xdr_buf *body = &xb;
+	struct rpcrdma_chunk_limits lim;
+	struct svc_rdma_reply_in in;
+	enum svc_rdma_reply_verdict v;
+	struct svc_rdma_wplan wp;
+	struct svc_rdma_buf b;
 	struct rpcrdma_hdr h;
 	struct timespec deadline;
 	const struct rpcrdma_release *rel;
 	uint64_t seq = 0;
-	ssize_t n;
-	int rc, ddp;
+	ssize_t n = 0;
+	int rc;
 
 	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
 	ct->ct_rel_queued = 0;
 	/* We grant exactly the receives we keep posted. */
-	reply_header(ct, x->rx_ep.re_nrecv, &h);
+	svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, x->rx_ep.re_nrecv, &h);
 	/* Each service thread owns one scratch slice: Replies encode in
 	 * parallel. */
 	rc = src_encode(src, &xb, c->cn_scratch +
@@ -376,24 +317,49 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	/* Encoded whole: the duplicate request cache keeps a copy. */
 	if (!rc && !src->src_kept)
 		svc_rdma_drc_keep(c, ct, &xb);
-	/* Large opaques into the Write chunks offered, the rest inline. */
-	ddp = rc ? -ENOENT : reply_ddp(c, ct, &xb, &h, &rest);
-	if (!ddp)
-		body = &rest;
-	else if (ddp != -ENOENT)
-		rc = ddp;
-	n = rpcrdma_hdr_size(&h);
-	if (ddp == -ENOENT &&
-	    (rc || n < 0 || (size_t)n + rpcrdma_xdrbuf_len(&xb) > x->rx_send_max)) {
-		/* Too large to Send: the Reply chunk, or ERR_CHUNK. */
+	svc_rdma_chunk_limits(c, &lim);
+	in = (struct svc_rdma_reply_in){
+		.ri_call = &ct->ct_hdr,
+		.ri_xb = rc ? NULL : &xb,
+		.ri_send_max = x->rx_send_max,
+		.ri_max_bytes = SVC_RDMA_MAX_REPLY,
+		.ri_lim = &lim,
+	};
+	v = svc_rdma_reply_decide(&in, &h, &wp);
+	/* The bytes are known before anything is copied: take just those.
+	 * None to be had: the Write chunks go back unused, and the Reply
+	 * goes as if the Call had offered none. */
+	if (v == SVC_RDMA_REPLY_DIRECT && svc_rdma_buf_get(c, wp.wp_bytes, &b)) {
+		svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid,
+				      x->rx_ep.re_nrecv, &h);
+		in.ri_no_direct = true;
+		v = svc_rdma_reply_decide(&in, &h, &wp);
+	}
+	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
+	switch (v) {
+	case SVC_RDMA_REPLY_INLINE:
+		rc = 0;
+		break;
+	case SVC_RDMA_REPLY_DIRECT:
+		rc = reply_write_chunks(c, ct, &wp, &b, &h);
+		body = &wp.wp_rest;
+		break;
+	case SVC_RDMA_REPLY_CHUNK:
 		rc = reply_in_chunk(c, ct, src, &h);
-		rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
 		body = &empty;
-		if (rc == -EMSGSIZE || rc == -ENOMEM) {
-			pthread_mutex_lock(&x->rx_lock);
-			x->rx_stats.rs_too_large++;
-			pthread_mutex_unlock(&x->rx_lock);
-		}
+		break;
+	case SVC_RDMA_REPLY_ERR_CHUNK:
+	default:
+		rc = -EMSGSIZE;
+		body = &empty;
+		break;
+	}
+	/* Too large to Send, and no Reply chunk took it: ERR_CHUNK below. */
+	if ((v == SVC_RDMA_REPLY_CHUNK || v == SVC_RDMA_REPLY_ERR_CHUNK) &&
+	    (rc == -EMSGSIZE || rc == -ENOMEM)) {
+		pthread_mutex_lock(&x->rx_lock);
+		x->rx_stats.rs_too_large++;
+		pthread_mutex_unlock(&x->rx_lock);
 	}
 	if (!rc) {
 		n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
