@@ -11,20 +11,33 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "poller.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 static void conn_free_early(struct svc_rdma_listener *l,
 			    struct svc_rdma_conn *c)
 {
 	svc_rdma_bufs_free(c);
-	rpcrdma_xprt_fini(&c->sc_x);
-	if (c->sc_dev)
-		svc_rdma_dev_put(l, c->sc_dev);
-	pthread_mutex_destroy(&c->sc_lock);
-	free(c->sc_queue);
-	free(c->sc_scratch);
-	free(c->sc_rw);
+	rpcrdma_xprt_fini(&c->cn_x);
+	if (c->cn_dev)
+		svc_rdma_dev_put(l, c->cn_dev);
+	pthread_mutex_destroy(&c->cn_lock);
+	free(c->cn_queue);
+	free(c->cn_scratch);
+	free(c->cn_rw);
 	free(c);
+}
+
+/*
+ * The SVCXPRT of a connection just accepted: the listener's prototype
+ * (svc_rdma.c gave it the ops).  Threaded: fd, a private eventfd, so
+ * svc_run() never wakes for it, only finds it.
+ */
+static void conn_xprt_init(struct svc_rdma_conn *c, int fd)
+{
+	c->cn_xprt = c->cn_lst->ln_conn_xprt;
+	c->cn_xprt.xp_fd = c->cn_threaded ? fd : c->cn_x.rx_ep.re_comp_ch->fd;
+	c->cn_xprt.xp_p3 = &c->cn_ext;
+	c->cn_ext.xp_auth.svc_ah_ops = NULL;
 }
 
 /* Below max_connections, counting every connection held, dead or not. */
@@ -34,14 +47,14 @@ static int lst_has_room(struct svc_rdma_listener *l)
 	uint32_t held = 0;
 	int room;
 
-	pthread_mutex_lock(&l->sl_lock);
-	for (c = l->sl_conns; c; c = c->sc_next)
+	pthread_mutex_lock(&l->ln_lock);
+	for (c = l->ln_conns; c; c = c->cn_next)
 		held++;
-	room = svc_rdma_may_accept(held, l->sl_opts.ro_max_connections);
-	pthread_mutex_unlock(&l->sl_lock);
+	room = svc_rdma_may_accept(held, l->ln_opts.ro_max_connections);
+	pthread_mutex_unlock(&l->ln_lock);
 	if (!room)
 		RPCRDMA_DBG("listener: max_connections %u reached, refused",
-			    l->sl_opts.ro_max_connections);
+			    l->ln_opts.ro_max_connections);
 	return room;
 }
 
@@ -51,9 +64,9 @@ static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
 {
 	ev->id->context = NULL;
 	rdma_reject(ev->id, NULL, 0);
-	pthread_mutex_lock(&l->sl_lock);
-	l->sl_closed.rs_conns_refused++;
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
+	l->ln_closed.rs_conns_refused++;
+	pthread_mutex_unlock(&l->ln_lock);
 	return ev->id;
 }
 
@@ -63,8 +76,8 @@ static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
  */
 static int conn_mem_init(struct svc_rdma_conn *c)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
-	struct svc_rdma_mem *m = &c->sc_mem;
+	struct rpcrdma_xprt *x = &c->cn_x;
+	struct svc_rdma_mem *m = &c->cn_mem;
 
 	m->sm_limit = x->rx_opts.ro_max_conn_memory;
 	m->sm_rings = svc_rdma_ring_bytes(x->rx_ep.re_nrecv,
@@ -72,7 +85,7 @@ static int conn_mem_init(struct svc_rdma_conn *c)
 					  x->rx_opts.ro_max_requests,
 					  x->rx_opts.ro_inline_send,
 					  (uint64_t)x->rx_opts.ro_inline_send *
-					  c->sc_nslots);
+					  c->cn_nslots);
 	if (svc_rdma_mem_rings_fit(m))
 		return 1;
 	RPCRDMA_DBG("accept: rings of %llu bytes over max_conn_memory %llu",
@@ -91,20 +104,20 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 {
 	struct svc_rdma_conn *c = calloc(1, sizeof(*c));
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_LEN];
-	uint32_t i, slots = l->sl_pool.sp_nthreads ? l->sl_pool.sp_nthreads : 1;
+	uint32_t i, slots = l->ln_threads.th_nthreads ? l->ln_threads.th_nthreads : 1;
 	uint32_t init_max, resp_max;
 	struct rpcrdma_xprt *x;
 	int fd = -1;
 	ssize_t n;
 
-	if (!c || rpcrdma_xprt_init_conn(&c->sc_x, &l->sl_src)) {
+	if (!c || rpcrdma_xprt_init_conn(&c->cn_x, &l->ln_src)) {
 		free(c);
 		goto out_reject;
 	}
-	pthread_mutex_init(&c->sc_lock, NULL);
-	x = &c->sc_x;
+	pthread_mutex_init(&c->cn_lock, NULL);
+	x = &c->cn_x;
 	x->rx_ep.re_id = ev->id;
-	x->rx_ep.re_cm_ch = l->sl_ch;
+	x->rx_ep.re_cm_ch = l->ln_ch;
 	x->rx_ep.re_cm_shared = 1;
 	x->rx_reap = svc_rdma_conn_reap_wait;
 	x->rx_reap_arg = c;
@@ -112,15 +125,15 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	rpcrdma_xprt_negotiate(x, ev->param.conn.private_data,
 			       ev->param.conn.private_data ?
 			       ev->param.conn.private_data_len : 0);
-	c->sc_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->sc_queue));
+	c->cn_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->cn_queue));
 	/* One Reply scratch slice per thread that may reply at once. */
-	c->sc_nslots = slots;
-	c->sc_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
-	c->sc_rw = calloc(slots, sizeof(*c->sc_rw));
+	c->cn_nslots = slots;
+	c->cn_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
+	c->cn_rw = calloc(slots, sizeof(*c->cn_rw));
 	/* Its device's entry: the PD every connection there shares. */
-	c->sc_dev = svc_rdma_dev_get(l, rpcrdma_id_verbs(ev->id));
-	if (c->sc_dev) {
-		x->rx_ep.re_pd = c->sc_dev->sd_pd;
+	c->cn_dev = svc_rdma_dev_get(l, rpcrdma_id_verbs(ev->id));
+	if (c->cn_dev) {
+		x->rx_ep.re_pd = c->cn_dev->dv_pd;
 		x->rx_ep.re_pd_shared = 1;
 	}
 	/* Room for one chain of RDMA Reads or Writes per slot, and as many
@@ -134,16 +147,16 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		    "issue up to %u, serve %u", ev->param.conn.initiator_depth,
 		    ev->param.conn.responder_resources, x->rx_ep.re_rd_depth,
 		    x->rx_ep.re_rd_resp);
-	if (l->sl_pool.sp_nthreads)
+	if (l->ln_threads.th_nthreads)
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->sc_queue || !c->sc_scratch || !c->sc_rw || !c->sc_dev ||
-	    (l->sl_pool.sp_nthreads && fd < 0) ||
+	if (!c->cn_queue || !c->cn_scratch || !c->cn_rw || !c->cn_dev ||
+	    (l->ln_threads.th_nthreads && fd < 0) ||
 	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
 		goto out_free;
 	if (!conn_mem_init(c)) {
-		pthread_mutex_lock(&l->sl_lock);
-		l->sl_closed.rs_conn_mem_limit++;
-		pthread_mutex_unlock(&l->sl_lock);
+		pthread_mutex_lock(&l->ln_lock);
+		l->ln_closed.rs_conn_mem_limit++;
+		pthread_mutex_unlock(&l->ln_lock);
 		goto out_free;
 	}
 	for (i = 0; i < x->rx_ep.re_nrecv; i++)
@@ -153,17 +166,17 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	if (n < 0 || rpcrdma_ep_accept(&x->rx_ep, pdata, (uint8_t)n))
 		goto out_free;
 
-	c->sc_lst = l;
-	c->sc_threaded = l->sl_pool.sp_nthreads > 0;
-	svc_rdma_conn_xprt_init(c, fd);
-	svc_rdma_set_conn_addrs(&c->sc_xprt, &c->sc_laddr, &c->sc_raddr, ev->id);
-	c->sc_last_call_ns = rpcrdma_poll_now_ns(NULL);
+	c->cn_lst = l;
+	c->cn_threaded = l->ln_threads.th_nthreads > 0;
+	conn_xprt_init(c, fd);
+	svc_rdma_set_conn_addrs(&c->cn_xprt, &c->cn_laddr, &c->cn_raddr, ev->id);
+	c->cn_last_call_ns = rpcrdma_poll_now_ns(NULL);
 	x->rx_stats.rs_conns_accepted++;
-	pthread_mutex_lock(&l->sl_lock);
-	c->sc_next = l->sl_conns;
-	l->sl_conns = c;
-	pthread_mutex_unlock(&l->sl_lock);
-	xprt_register(&c->sc_xprt);
+	pthread_mutex_lock(&l->ln_lock);
+	c->cn_next = l->ln_conns;
+	l->ln_conns = c;
+	pthread_mutex_unlock(&l->ln_lock);
+	xprt_register(&c->cn_xprt);
 	return NULL;
 
 out_free:
@@ -183,7 +196,7 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 {
 	struct rdma_cm_event *ev;
 
-	while (!rdma_get_cm_event(l->sl_ch, &ev)) {
+	while (!rdma_get_cm_event(l->ln_ch, &ev)) {
 		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
 		struct rdma_cm_id *refused = NULL;
 
@@ -199,15 +212,15 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 			break;
 		default:
 			/* Gone: the QP flushes, so svc_run sees XPRT_DIED. */
-			if (c && ev->id != l->sl_id) {
-				pthread_mutex_lock(&c->sc_x.rx_lock);
-				if (!c->sc_x.rx_dead)
-					c->sc_x.rx_dead = -ECONNRESET;
-				if (!c->sc_lost) {
-					c->sc_lost = 1;
-					c->sc_x.rx_stats.rs_conns_lost++;
+			if (c && ev->id != l->ln_id) {
+				pthread_mutex_lock(&c->cn_x.rx_lock);
+				if (!c->cn_x.rx_dead)
+					c->cn_x.rx_dead = -ECONNRESET;
+				if (!c->cn_lost) {
+					c->cn_lost = 1;
+					c->cn_x.rx_stats.rs_conns_lost++;
 				}
-				pthread_mutex_unlock(&c->sc_x.rx_lock);
+				pthread_mutex_unlock(&c->cn_x.rx_lock);
 				rdma_disconnect(ev->id);
 				gone = c;
 			}
@@ -225,7 +238,7 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 		 * destroyed after the ack (rdma_destroy_id waits for acks).
 		 * Service threads: their leader collects dead connections.
 		 */
-		if (gone && !l->sl_pool.sp_nthreads)
+		if (gone && !l->ln_threads.th_nthreads)
 			svc_rdma_conn_destroy(gone);
 	}
 }

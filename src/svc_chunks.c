@@ -3,34 +3,34 @@
  * read list is reassembled by RDMA Read into registered memory from the
  * chunk pool; a Reply too large to Send is RDMA Written into the Reply
  * chunk the Call offered.  Deciding is rchunks.c's; moving is rdma_rw.c's,
- * the memory svc_pool.c's.
+ * the memory svc_mem.c's.
  */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rchunks.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 /* The connection's limits, as resolved when it was accepted. */
 void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
 			   struct rpcrdma_chunk_limits *lim)
 {
-	const struct rpcrdma_options *o = &c->sc_x.rx_opts;
+	const struct rpcrdma_options *o = &c->cn_x.rx_opts;
 
 	lim->lm_max_bytes = o->ro_max_chunk_bytes;
 	lim->lm_max_segs = o->ro_max_chunk_segs;
 	lim->lm_max_chunks = o->ro_max_chunks;
 	lim->lm_max_call = SVC_RDMA_MAX_CALL;
-	lim->lm_no_reads = !c->sc_x.rx_ep.re_rd_depth;
+	lim->lm_no_reads = !c->cn_x.rx_ep.re_rd_depth;
 }
 
 /* One more Call or Reply refused (ERR_CHUNK) for going over a limit. */
 void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c)
 {
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_chunk_limit++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_chunk_limit++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
 /*
@@ -70,22 +70,22 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.rs_handle;
 	}
 	svc_rdma_stall_deadline(c, m->cm_chunk_bytes, &deadline);
-	rc = rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 0, local, rem,
+	rc = rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 0, local, rem,
 			     m->cm_npulls, &deadline);
 	if (rc) {
 		svc_rdma_buf_hold(c, b);
 		return rc;
 	}
 	/* The server counts what it pulled, under the client's names. */
-	pthread_mutex_lock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
 	if (ct->ct_hdr.rh_proc == RPCRDMA_NOMSG) {
-		c->sc_x.rx_stats.rs_long_calls++;
-		c->sc_x.rx_stats.rs_long_call_bytes += m->cm_chunk_bytes;
+		c->cn_x.rx_stats.rs_long_calls++;
+		c->cn_x.rx_stats.rs_long_call_bytes += m->cm_chunk_bytes;
 	} else {
-		c->sc_x.rx_stats.rs_read_chunk_calls++;
-		c->sc_x.rx_stats.rs_read_chunk_bytes += m->cm_chunk_bytes;
+		c->cn_x.rx_stats.rs_read_chunk_calls++;
+		c->cn_x.rx_stats.rs_read_chunk_bytes += m->cm_chunk_bytes;
 	}
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	*msgp = b->sb_mem;
 	*lenp = m->cm_len;
 	return 0;
@@ -123,6 +123,6 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (!n)
 		return 0;
 	svc_rdma_stall_deadline(c, bytes, &deadline);
-	return rpcrdma_rw_move(&c->sc_x, &c->sc_rw[ct->ct_slot], 1, local, rem,
+	return rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 1, local, rem,
 			       n, &deadline);
 }

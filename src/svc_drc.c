@@ -11,42 +11,42 @@
 #include <string.h>
 #include "poller.h"
 #include "svc_drc.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 struct svc_rdma_drc {
-	pthread_mutex_t sd_lock;
-	struct rpcrdma_drc sd_dc;
+	pthread_mutex_t sdc_lock;
+	struct rpcrdma_drc sdc_dc;
 };
 
 int svc_rdma_drc_start(struct svc_rdma_listener *l)
 {
 	struct svc_rdma_drc *d;
 
-	if (!l->sl_opts.ro_drc_size)
+	if (!l->ln_opts.ro_drc_size)
 		return 0;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	if (rpcrdma_drc_init(&d->sd_dc, l->sl_opts.ro_drc_size,
+	if (rpcrdma_drc_init(&d->sdc_dc, l->ln_opts.ro_drc_size,
 			     RPCRDMA_DRC_MAX_BYTES)) {
 		free(d);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&d->sd_lock, NULL);
-	l->sl_drc = d;
+	pthread_mutex_init(&d->sdc_lock, NULL);
+	l->ln_drc = d;
 	return 0;
 }
 
 void svc_rdma_drc_stop(struct svc_rdma_listener *l)
 {
-	struct svc_rdma_drc *d = l->sl_drc;
+	struct svc_rdma_drc *d = l->ln_drc;
 
 	if (!d)
 		return;
-	rpcrdma_drc_fini(&d->sd_dc);
-	pthread_mutex_destroy(&d->sd_lock);
+	rpcrdma_drc_fini(&d->sdc_dc);
+	pthread_mutex_destroy(&d->sdc_lock);
 	free(d);
-	l->sl_drc = NULL;
+	l->ln_drc = NULL;
 }
 
 static uint64_t now_ms(void)
@@ -58,14 +58,14 @@ static uint64_t now_ms(void)
 static void count(struct svc_rdma_conn *c, const struct rpcrdma_drc_stats *a,
 		  const struct rpcrdma_drc_stats *b)
 {
-	struct rpcrdma_stats *st = &c->sc_x.rx_stats;
+	struct rpcrdma_stats *st = &c->cn_x.rx_stats;
 
-	pthread_mutex_lock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
 	st->rs_drc_hits += b->ds_hits - a->ds_hits;
 	st->rs_drc_misses += b->ds_misses - a->ds_misses;
 	st->rs_drc_inprog_drops += b->ds_inprog_drops - a->ds_inprog_drops;
 	st->rs_drc_evictions += b->ds_evictions - a->ds_evictions;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
 /*
@@ -85,7 +85,7 @@ static int make_key(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 
 	memset(k, 0, sizeof(*k));
 	if (pos > len ||
-	    rpcrdma_drc_key_addr(k, (const struct sockaddr *)&c->sc_raddr.sa_ss))
+	    rpcrdma_drc_key_addr(k, (const struct sockaddr *)&c->cn_raddr.sa_ss))
 		return -1;
 	k->dk_xid = msg->rm_xid;
 	k->dk_prog = (uint32_t)msg->rm_call.cb_prog;
@@ -98,13 +98,14 @@ static int make_key(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	return 0;
 }
 
-int svc_rdma_drc_check(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const struct rpc_msg *msg, const char *m, uint32_t len)
+enum svc_rdma_drc_do svc_rdma_drc_check(struct svc_rdma_conn *c,
+				       struct svc_rdma_call *ct,
+				       const struct rpc_msg *msg, const char *m,
+				       uint32_t len, struct rpcrdma_drc_reply *kept)
 {
-	struct svc_rdma_drc *d = c->sc_lst->sl_drc;
+	struct svc_rdma_drc *d = c->cn_lst->ln_drc;
 	struct rpcrdma_drc_stats before, after;
 	struct rpcrdma_drc_entry *e;
-	struct rpcrdma_drc_reply kept;
 	struct rpcrdma_drc_key k;
 	enum rpcrdma_drc_verdict v;
 
@@ -112,36 +113,32 @@ int svc_rdma_drc_check(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	/* Procedure 0 does nothing by convention (RFC 5531 section 12.1):
 	 * pings would only push real Replies out. */
 	if (!d || !msg->rm_call.cb_proc || make_key(c, ct, msg, m, len, &k))
-		return 0;
-	pthread_mutex_lock(&d->sd_lock);
-	before = d->sd_dc.dc_stats;
-	v = rpcrdma_drc_lookup(&d->sd_dc, &k, now_ms(), &e, &kept);
-	after = d->sd_dc.dc_stats;
-	pthread_mutex_unlock(&d->sd_lock);
+		return SVC_RDMA_DRC_SERVE;
+	pthread_mutex_lock(&d->sdc_lock);
+	before = d->sdc_dc.dc_stats;
+	v = rpcrdma_drc_lookup(&d->sdc_dc, &k, now_ms(), &e, kept);
+	after = d->sdc_dc.dc_stats;
+	pthread_mutex_unlock(&d->sdc_lock);
 	count(c, &before, &after);
 	switch (v) {
 	case RPCRDMA_DRC_HIT:
 		RPCRDMA_DBG("conn %p: xid %#x answered from the cache",
 			    (void *)c, k.dk_xid);
-		svc_rdma_drc_resend(c, ct, &kept);
-		rpcrdma_drc_reply_free(&kept);
-		svc_rdma_call_release(c, ct);
-		return 1;
+		return SVC_RDMA_DRC_RESEND;
 	case RPCRDMA_DRC_INPROG:
 		RPCRDMA_DBG("conn %p: xid %#x still in progress: dropped",
 			    (void *)c, k.dk_xid);
-		svc_rdma_call_release(c, ct);
-		return 1;
+		return SVC_RDMA_DRC_DROP;
 	default:
 		ct->ct_drc = e;
-		return 0;
+		return SVC_RDMA_DRC_SERVE;
 	}
 }
 
 void svc_rdma_drc_keep(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const struct rpcrdma_xdr_buf *xb)
 {
-	struct svc_rdma_drc *d = c->sc_lst->sl_drc;
+	struct svc_rdma_drc *d = c->cn_lst->ln_drc;
 	struct rpcrdma_drc_stats before, after;
 	struct rpcrdma_drc_reply r;
 	size_t len = rpcrdma_xdrbuf_len(xb);
@@ -167,11 +164,11 @@ void svc_rdma_drc_keep(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	r.dr_len = (uint32_t)len;
 	if (!r.dr_bytes)	/* not kept: drc_complete drops the entry */
 		r.dr_len = UINT32_MAX;
-	pthread_mutex_lock(&d->sd_lock);
-	before = d->sd_dc.dc_stats;
-	rpcrdma_drc_complete(&d->sd_dc, ct->ct_drc, &r, now_ms());
-	after = d->sd_dc.dc_stats;
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_lock(&d->sdc_lock);
+	before = d->sdc_dc.dc_stats;
+	rpcrdma_drc_complete(&d->sdc_dc, ct->ct_drc, &r, now_ms());
+	after = d->sdc_dc.dc_stats;
+	pthread_mutex_unlock(&d->sdc_lock);
 	ct->ct_drc = NULL;
 	free(r.dr_bytes);
 	count(c, &before, &after);
@@ -179,13 +176,13 @@ void svc_rdma_drc_keep(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 
 void svc_rdma_drc_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
 {
-	struct svc_rdma_drc *d = c->sc_lst ? c->sc_lst->sl_drc : NULL;
+	struct svc_rdma_drc *d = c->cn_lst ? c->cn_lst->ln_drc : NULL;
 
 	if (!d || !ct->ct_drc)
 		return;
-	pthread_mutex_lock(&d->sd_lock);
-	rpcrdma_drc_abandon(&d->sd_dc, ct->ct_drc);
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_lock(&d->sdc_lock);
+	rpcrdma_drc_abandon(&d->sdc_dc, ct->ct_drc);
+	pthread_mutex_unlock(&d->sdc_lock);
 	ct->ct_drc = NULL;
 }
 

@@ -16,13 +16,22 @@ struct svc_rdma_call;
 
 int svc_rdma_drc_start(struct svc_rdma_listener *l);
 void svc_rdma_drc_stop(struct svc_rdma_listener *l);
+/* What to do with a Call the cache was asked about. */
+enum svc_rdma_drc_do {
+	SVC_RDMA_DRC_SERVE,	/* new (or not cached): run the procedure */
+	SVC_RDMA_DRC_RESEND,	/* executed before: send *kept again, free it */
+	SVC_RDMA_DRC_DROP,	/* its first copy still runs: drop this one */
+};
+
 /*
  * A Call was decoded into msg (m, len: the RPC message, ct->ct_args past
- * its header).  0: serve it.  1: it was a retransmission, answered from
- * the cache or dropped (its first copy still runs); its receive is back.
+ * its header): is it a retransmission?  The caller answers it from the
+ * cache or drops it, then releases it (svc_call.c).
  */
-int svc_rdma_drc_check(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const struct rpc_msg *msg, const char *m, uint32_t len);
+enum svc_rdma_drc_do svc_rdma_drc_check(struct svc_rdma_conn *c,
+				       struct svc_rdma_call *ct,
+				       const struct rpc_msg *msg, const char *m,
+				       uint32_t len, struct rpcrdma_drc_reply *kept);
 /* ct's Reply, encoded whole in xb: keep a copy for its retransmissions. */
 void svc_rdma_drc_keep(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const struct rpcrdma_xdr_buf *xb);
@@ -32,8 +41,5 @@ void svc_rdma_drc_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
 int svc_rdma_drc_replay(const struct rpcrdma_drc_reply *r,
 			struct rpcrdma_xdr_buf *xb, char *buf, uint32_t len,
 			uint32_t threshold);
-/* svc_reply.c: send a kept Reply for ct. */
-void svc_rdma_drc_resend(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			 const struct rpcrdma_drc_reply *kept);
 
 #endif /* RPCRDMA_SVC_DRC_H */

@@ -10,33 +10,33 @@
 #include <unistd.h>
 #include <sys/timerfd.h>
 #include "poller.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 /*
- * Under sl_lock.  An idle connection is marked dead and disconnected: its
+ * Under ln_lock.  An idle connection is marked dead and disconnected: its
  * QP flushes, so whoever serves it sees it die and destroys it as any
  * other.  Not counted as lost too: the peer did nothing wrong.
  */
 void svc_rdma_idle_sweep(struct svc_rdma_listener *l)
 {
-	uint32_t ms = l->sl_opts.ro_idle_timeout_ms;
+	uint32_t ms = l->ln_opts.ro_idle_timeout_ms;
 	uint64_t now = rpcrdma_poll_now_ns(NULL);
 	struct svc_rdma_conn *c;
 
 	if (!ms)
 		return;
-	for (c = l->sl_conns; c; c = c->sc_next) {
-		struct rpcrdma_xprt *x = &c->sc_x;
+	for (c = l->ln_conns; c; c = c->cn_next) {
+		struct rpcrdma_xprt *x = &c->cn_x;
 		int closed = 0;
 
-		if (!svc_rdma_is_idle(__atomic_load_n(&c->sc_last_call_ns,
+		if (!svc_rdma_is_idle(__atomic_load_n(&c->cn_last_call_ns,
 						      __ATOMIC_RELAXED), now, ms))
 			continue;
 		pthread_mutex_lock(&x->rx_lock);
 		if (!x->rx_dead) {
 			x->rx_dead = -ETIMEDOUT;
 			x->rx_stats.rs_idle_closed++;
-			c->sc_lost = 1;
+			c->cn_lost = 1;
 			closed = 1;
 		}
 		pthread_mutex_unlock(&x->rx_lock);
@@ -48,74 +48,32 @@ void svc_rdma_idle_sweep(struct svc_rdma_listener *l)
 	}
 }
 
-static struct svc_rdma_listener *idle_lst(SVCXPRT *xprt)
+/* The timer ticked (svc_run mode): read it, then sweep. */
+void svc_rdma_idle_tick(struct svc_rdma_listener *l, int fd)
 {
-	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_idle_xprt);
-}
-
-static bool_t idle_recv(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	struct svc_rdma_listener *l = idle_lst(xprt);
 	uint64_t ticks;
 
-	(void)msg;
-	if (read(xprt->xp_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		RPCRDMA_DBG("idle timer: %s", strerror(errno));
-	pthread_mutex_lock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
 	svc_rdma_idle_sweep(l);
-	pthread_mutex_unlock(&l->sl_lock);
-	return FALSE;	/* never a Call */
+	pthread_mutex_unlock(&l->ln_lock);
 }
-
-static enum xprt_stat idle_stat(SVCXPRT *xprt)
-{
-	(void)xprt;
-	return XPRT_IDLE;
-}
-
-static bool_t idle_never(SVCXPRT *xprt, xdrproc_t p, void *a)
-{
-	(void)xprt;
-	(void)p;
-	(void)a;
-	return FALSE;
-}
-
-static bool_t idle_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	(void)xprt;
-	(void)msg;
-	return FALSE;
-}
-
-/* The listener owns it: svc_rdma_idle_stop() is the only way it goes. */
-static void idle_destroy(SVCXPRT *xprt)
-{
-	(void)xprt;
-}
-
-static const struct xp_ops idle_ops = {
-	.xp_recv = idle_recv,
-	.xp_stat = idle_stat,
-	.xp_getargs = idle_never,
-	.xp_reply = idle_reply,
-	.xp_freeargs = idle_never,
-	.xp_destroy = idle_destroy,
-};
 
 /*
  * svc_run() mode with idle_timeout_ms set: a timer ticking at a quarter
  * of the timeout (100 ms to 10 s), so a connection goes within 1.25 times
- * it.  0, or -errno.
+ * it.  0 with the timer's descriptor in *fdp (-1: none needed), or
+ * -errno.  svc_rdma.c registers it as a hidden SVCXPRT.
  */
-int svc_rdma_idle_start(struct svc_rdma_listener *l)
+int svc_rdma_idle_open(struct svc_rdma_listener *l, int *fdp)
 {
-	uint32_t ms = l->sl_opts.ro_idle_timeout_ms, tick = ms / 4;
+	uint32_t ms = l->ln_opts.ro_idle_timeout_ms, tick = ms / 4;
 	struct itimerspec its;
 	int fd;
 
-	l->sl_idle_xprt.xp_fd = -1;
-	if (!ms || l->sl_opts.ro_svc_threads)
+	*fdp = -1;
+	if (!ms || l->ln_opts.ro_svc_threads)
 		return 0;
 	if (tick < 100)
 		tick = 100;
@@ -134,26 +92,6 @@ int svc_rdma_idle_start(struct svc_rdma_listener *l)
 		close(fd);
 		return rc;
 	}
-	l->sl_idle_xprt.xp_fd = fd;
-	l->sl_idle_xprt.xp_ops = &idle_ops;
-	l->sl_idle_xprt.xp_netid = "rdma";
-	l->sl_idle_xprt.xp_tp = "rdma";
-	l->sl_idle_xprt.xp_p3 = &l->sl_idle_ext;
-	xprt_register(&l->sl_idle_xprt);
+	*fdp = fd;
 	return 0;
-}
-
-void svc_rdma_idle_stop(struct svc_rdma_listener *l)
-{
-	if (l->sl_idle_xprt.xp_fd < 0)
-		return;
-	xprt_unregister(&l->sl_idle_xprt);
-	close(l->sl_idle_xprt.xp_fd);
-	l->sl_idle_xprt.xp_fd = -1;
-}
-
-/* Its descriptor for a private event loop (svc_rdma_pollfds), or -1. */
-int svc_rdma_idle_fd(const struct svc_rdma_listener *l)
-{
-	return l->sl_idle_xprt.xp_fd;
 }

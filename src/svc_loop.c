@@ -40,14 +40,14 @@
  *   connections' Call queues, spins busy_poll_us, and only when no Call is
  *   queued anywhere arms every CQ and sleeps in poll(2) (at most 1 s).  The
  *   others take queued Calls (pick: round-robin, a connection goes to the
- *   tail after each Call) and, with none, sleep on sp_cond.
+ *   tail after each Call) and, with none, sleep on th_cond.
  *   Who leads: a thread with no Call to take when nobody leads; and, however
  *   busy the connections, the next free thread once SVC_RDMA_TURN_CALLS
  *   Calls were taken since the last lead (a forced lead: one look at the CM
  *   channel and every CQ without sleeping, counted rs_forced_leads), so new
  *   connections, other connections' Calls, the idle sweep and cleanup never
  *   wait behind a busy connection.
- *   Wakes whom: a leader ending its turn broadcasts sp_cond (followers take
+ *   Wakes whom: a leader ending its turn broadcasts th_cond (followers take
  *   what it queued, one of them leads next); the thread that ends the last
  *   Call of a dead connection writes the wake eventfd so the leader collects
  *   it; svc_threads_stop() writes it and broadcasts.  A follower that needs
@@ -62,14 +62,9 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "poller.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
 /* ---- fair turns under svc_run(): the kick ------------------------------- */
-
-static struct svc_rdma_listener *kick_lst(SVCXPRT *xprt)
-{
-	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_kick_xprt);
-}
 
 /*
  * The turn of c ended with Calls still queued: it is served again in the
@@ -77,16 +72,16 @@ static struct svc_rdma_listener *kick_lst(SVCXPRT *xprt)
  */
 void svc_rdma_conn_yield(struct svc_rdma_conn *c)
 {
-	struct svc_rdma_listener *l = c->sc_lst;
+	struct svc_rdma_listener *l = c->cn_lst;
 	uint64_t one = 1;
 
-	pthread_mutex_lock(&l->sl_lock);
-	c->sc_yield_gen = l->sl_kick_gen + 1;
-	pthread_mutex_unlock(&l->sl_lock);
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_turns_yielded++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
-	if (write(l->sl_kick_xprt.xp_fd, &one, sizeof(one)) < 0)
+	pthread_mutex_lock(&l->ln_lock);
+	c->cn_yield_gen = l->ln_kick_gen + 1;
+	pthread_mutex_unlock(&l->ln_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_turns_yielded++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	if (write(l->ln_kick_xprt.xp_fd, &one, sizeof(one)) < 0)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
 }
 
@@ -96,98 +91,44 @@ void svc_rdma_conn_yield(struct svc_rdma_conn *c)
  * yields again waits for the next pass (a newer generation); one that died
  * in its turn is destroyed by libtirpc and off the list.
  */
-static bool_t kick_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+void svc_rdma_kick_pass(struct svc_rdma_listener *l, int kickfd)
 {
-	struct svc_rdma_listener *l = kick_lst(xprt);
 	struct svc_rdma_conn *c;
 	uint64_t v, gen;
 	int fd;
 
-	(void)msg;
-	if (read(xprt->xp_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+	if (read(kickfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
-	pthread_mutex_lock(&l->sl_lock);
-	gen = ++l->sl_kick_gen;
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
+	gen = ++l->ln_kick_gen;
+	pthread_mutex_unlock(&l->ln_lock);
 	for (;;) {
 		fd = -1;
-		pthread_mutex_lock(&l->sl_lock);
-		for (c = l->sl_conns; c; c = c->sc_next)
-			if (c->sc_yield_gen && c->sc_yield_gen <= gen) {
-				c->sc_yield_gen = 0;
-				fd = c->sc_xprt.xp_fd;
+		pthread_mutex_lock(&l->ln_lock);
+		for (c = l->ln_conns; c; c = c->cn_next)
+			if (c->cn_yield_gen && c->cn_yield_gen <= gen) {
+				c->cn_yield_gen = 0;
+				fd = c->cn_xprt.xp_fd;
 				break;
 			}
-		pthread_mutex_unlock(&l->sl_lock);
+		pthread_mutex_unlock(&l->ln_lock);
 		if (fd < 0)
-			return FALSE;	/* never a Call of its own */
+			return;
 		svc_getreq_common(fd);
 	}
 }
 
-static enum xprt_stat kick_stat(SVCXPRT *xprt)
+/*
+ * svc_run() mode: the kick eventfd, which svc_rdma.c registers as a
+ * hidden SVCXPRT.  0 with it in *fdp (-1 in threaded mode), or -errno.
+ */
+int svc_rdma_kick_open(struct svc_rdma_listener *l, int *fdp)
 {
-	(void)xprt;
-	return XPRT_IDLE;
-}
-
-static bool_t kick_never(SVCXPRT *xprt, xdrproc_t p, void *a)
-{
-	(void)xprt;
-	(void)p;
-	(void)a;
-	return FALSE;
-}
-
-static bool_t kick_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	(void)xprt;
-	(void)msg;
-	return FALSE;
-}
-
-/* The listener owns it: svc_rdma_loop_stop() is the only way it goes. */
-static void kick_destroy(SVCXPRT *xprt)
-{
-	(void)xprt;
-}
-
-static const struct xp_ops kick_ops = {
-	.xp_recv = kick_recv,
-	.xp_stat = kick_stat,
-	.xp_getargs = kick_never,
-	.xp_reply = kick_reply,
-	.xp_freeargs = kick_never,
-	.xp_destroy = kick_destroy,
-};
-
-/* svc_run() mode: the kick eventfd, registered as a hidden SVCXPRT. */
-int svc_rdma_loop_start(struct svc_rdma_listener *l)
-{
-	int fd;
-
-	l->sl_kick_xprt.xp_fd = -1;
-	if (l->sl_opts.ro_svc_threads)
+	*fdp = -1;
+	if (l->ln_opts.ro_svc_threads)
 		return 0;
-	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	l->sl_kick_xprt.xp_fd = fd;
-	l->sl_kick_xprt.xp_ops = &kick_ops;
-	l->sl_kick_xprt.xp_netid = "rdma";
-	l->sl_kick_xprt.xp_tp = "rdma";
-	l->sl_kick_xprt.xp_p3 = &l->sl_kick_ext;
-	xprt_register(&l->sl_kick_xprt);
-	return 0;
-}
-
-void svc_rdma_loop_stop(struct svc_rdma_listener *l)
-{
-	if (l->sl_kick_xprt.xp_fd < 0)
-		return;
-	xprt_unregister(&l->sl_kick_xprt);
-	close(l->sl_kick_xprt.xp_fd);
-	l->sl_kick_xprt.xp_fd = -1;
+	*fdp = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return *fdp < 0 ? -errno : 0;
 }
 
 /* ---- per-peer stall budgets ---------------------------------------------- */
@@ -202,10 +143,10 @@ void svc_rdma_loop_stop(struct svc_rdma_listener *l)
 void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
 			     struct timespec *ts)
 {
-	uint32_t ms = svc_rdma_stall_budget_ms(c->sc_x.rx_opts.ro_svc_stall_ms,
+	uint32_t ms = svc_rdma_stall_budget_ms(c->cn_x.rx_opts.ro_svc_stall_ms,
 					       bytes);
 
-	if (__atomic_load_n(&c->sc_penalized, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&c->cn_penalized, __ATOMIC_RELAXED))
 		ms = 0;
 	rpcrdma_deadline_ms(ts, ms);
 }
@@ -218,21 +159,21 @@ void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
  */
 void svc_rdma_peer_stalled(struct svc_rdma_conn *c)
 {
-	struct svc_rdma_listener *l = c->sc_lst;
-	const struct sockaddr *sa = (const struct sockaddr *)&c->sc_raddr.sa_ss;
+	struct svc_rdma_listener *l = c->cn_lst;
+	const struct sockaddr *sa = (const struct sockaddr *)&c->cn_raddr.sa_ss;
 	struct svc_rdma_conn *o;
 
 	if (!l)
 		return;
-	pthread_mutex_lock(&l->sl_lock);
-	svc_rdma_peer_penalize(&l->sl_peers, sa, rpcrdma_poll_now_ns(NULL),
-			       svc_rdma_penalty_ns(c->sc_x.rx_opts.ro_svc_stall_ms));
-	for (o = l->sl_conns; o; o = o->sc_next)
-		if (svc_rdma_peer_same(sa, (const struct sockaddr *)&o->sc_raddr.sa_ss))
-			__atomic_store_n(&o->sc_penalized, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
+	svc_rdma_peer_penalize(&l->ln_peers, sa, rpcrdma_poll_now_ns(NULL),
+			       svc_rdma_penalty_ns(c->cn_x.rx_opts.ro_svc_stall_ms));
+	for (o = l->ln_conns; o; o = o->cn_next)
+		if (svc_rdma_peer_same(sa, (const struct sockaddr *)&o->cn_raddr.sa_ss))
+			__atomic_store_n(&o->cn_penalized, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&l->ln_lock);
 	RPCRDMA_DBG("conn %p: its peer is refused for %u ms", (void *)c,
-		    c->sc_x.rx_opts.ro_svc_stall_ms * SVC_RDMA_PENALTY_FACTOR);
+		    c->cn_x.rx_opts.ro_svc_stall_ms * SVC_RDMA_PENALTY_FACTOR);
 }
 
 /* A CONNECT_REQUEST from id's peer may go on: 0 (counted) while refused. */
@@ -240,97 +181,15 @@ int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id)
 {
 	int refused;
 
-	pthread_mutex_lock(&l->sl_lock);
-	refused = svc_rdma_peer_refused(&l->sl_peers, rdma_get_peer_addr(id),
+	pthread_mutex_lock(&l->ln_lock);
+	refused = svc_rdma_peer_refused(&l->ln_peers, rdma_get_peer_addr(id),
 					rpcrdma_poll_now_ns(NULL));
 	if (refused)
-		l->sl_closed.rs_stall_refused++;
-	pthread_mutex_unlock(&l->sl_lock);
+		l->ln_closed.rs_stall_refused++;
+	pthread_mutex_unlock(&l->ln_lock);
 	if (refused)
 		RPCRDMA_DBG("listener: its peer stalled us lately: refused");
 	return !refused;
 }
 
 /* ---- a private service loop ---------------------------------------------- */
-
-/*
- * The descriptors a private event loop must watch for this listener: its
- * own and one per connection.  Returns how many there are (which may be
- * more than max: only max are filled), or -1 if xprt is not a listener.
- */
-int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
-{
-	struct svc_rdma_listener *l = svc_rdma_lst_of(xprt);
-	struct svc_rdma_conn *c;
-	int n = 0;
-
-	if (!l || max < 0 || (max && !fds))
-		return -1;
-	pthread_mutex_lock(&l->sl_lock);
-	if (n < max)
-		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
-	n++;
-	/* idle_timeout_ms: the timer that closes idle connections. */
-	if (svc_rdma_idle_fd(l) >= 0) {
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = svc_rdma_idle_fd(l),
-						  .events = POLLIN };
-		n++;
-	}
-	/* The kick: turns of connections that yielded. */
-	if (l->sl_kick_xprt.xp_fd >= 0) {
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = l->sl_kick_xprt.xp_fd,
-						  .events = POLLIN };
-		n++;
-	}
-	/* Threaded: the service threads watch the connections themselves. */
-	for (c = l->sl_pool.sp_nthreads ? NULL : l->sl_conns; c;
-	     c = c->sc_next, n++)
-		if (n < max)
-			fds[n] = (struct pollfd){ .fd = c->sc_xprt.xp_fd,
-						  .events = POLLIN };
-	pthread_mutex_unlock(&l->sl_lock);
-	return n;
-}
-
-/*
- * One turn of a private service loop, for programs that run their own
- * thread instead of svc_run(): wait up to timeout_ms for the listener or
- * any of its connections, then serve everything ready through libtirpc's
- * dispatcher (svc_getreq_common), which also reaps dead connections.
- */
-int svc_rdma_serve(SVCXPRT *xprt, int timeout_ms)
-{
-	struct pollfd *fds;
-	int n, got, i, served = 0;
-
-	n = svc_rdma_pollfds(xprt, NULL, 0);
-	if (n < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	/* Threaded: the service threads serve; this loop only waits. */
-	if (svc_rdma_lst_of(xprt)->sl_pool.sp_nthreads) {
-		if (poll(NULL, 0, timeout_ms) < 0 && errno != EINTR)
-			return -1;
-		return 0;
-	}
-	fds = calloc((size_t)n, sizeof(*fds));
-	if (!fds) {
-		errno = ENOMEM;
-		return -1;
-	}
-	n = svc_rdma_pollfds(xprt, fds, n);
-	got = poll(fds, (nfds_t)n, timeout_ms);
-	for (i = 0; got > 0 && i < n; i++) {
-		if (!fds[i].revents)
-			continue;
-		svc_getreq_common(fds[i].fd);
-		served++;
-	}
-	free(fds);
-	if (got < 0)
-		return errno == EINTR ? 0 : -1;
-	return served;
-}

@@ -1,7 +1,7 @@
 /*
  * Per-peer stall budgets, the deciding half (svc_peers.h): a small table
  * of peer addresses that stalled a serving thread, and until when each is
- * refused.  No locking, no I/O: the listener holds sl_lock around it.
+ * refused.  No locking, no I/O: the listener holds ln_lock around it.
  */
 #include "config.h"
 #include <string.h>

@@ -1,12 +1,13 @@
 /*
- * The RDMA server: a listening SVCXPRT whose CM events create one SVCXPRT
- * per connection (svc_accept.c), each registered with libtirpc so
- * svc_run() polls it.
+ * The RDMA server's top: the only file that speaks libtirpc's SVCXPRT.
+ * A listening SVCXPRT whose CM events create one SVCXPRT per connection
+ * (svc_accept.c), each registered with libtirpc so svc_run() polls it.
  * A connection's xp_fd is its completion channel; Calls queue up there.
  * With ro_svc_threads, the listener's own threads serve instead
  * (svc_threads.c): every xp_fd is then a private eventfd svc_run() never
  * wakes for, kept only so svc_getreq_common() finds the SVCXPRT.
- * Who polls, sleeps and wakes whom, in both modes: svc_loop.c.
+ * Who polls, sleeps and wakes whom, in both modes: svc_loop.c.  Below this
+ * file everything takes the server's own connection and listener.
  */
 #include "config.h"
 #include <errno.h>
@@ -16,412 +17,49 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
-#include "completion.h"
-#include "poller.h"
 #include "svc_drc.h"
-#include "svc_recv.h"
-#include "svc_threads.h"
+#include "svc_int.h"
 
-static const struct xp_ops conn_ops, listener_ops;
+static const struct xp_ops conn_ops, listener_ops, idle_ops, kick_ops;
 static const struct xp_ops2 svc_rdma_ops2;
 
 static struct svc_rdma_conn *to_conn(SVCXPRT *xprt)
 {
-	return rpcrdma_container_of(xprt, struct svc_rdma_conn, sc_xprt);
+	return rpcrdma_container_of(xprt, struct svc_rdma_conn, cn_xprt);
 }
 
 /* The connection behind xprt, or NULL for any other SVCXPRT. */
-struct svc_rdma_conn *svc_rdma_conn_of(SVCXPRT *xprt)
+static struct svc_rdma_conn *conn_of(SVCXPRT *xprt)
 {
 	return xprt && xprt->xp_ops == &conn_ops ? to_conn(xprt) : NULL;
 }
 
 static struct svc_rdma_listener *to_lst(SVCXPRT *xprt)
 {
-	return rpcrdma_container_of(xprt, struct svc_rdma_listener, sl_xprt);
+	return rpcrdma_container_of(xprt, struct svc_rdma_listener, ln_xprt);
 }
 
 /* The listener behind xprt, or NULL for any other SVCXPRT. */
-struct svc_rdma_listener *svc_rdma_lst_of(SVCXPRT *xprt)
+static struct svc_rdma_listener *lst_of(SVCXPRT *xprt)
 {
 	return xprt && xprt->xp_ops == &listener_ops ? to_lst(xprt) : NULL;
 }
 
-/* Add one connection's counters into a sum. */
-static void stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
-{
-	const uint64_t *src = (const uint64_t *)s;
-	uint64_t *dst = (uint64_t *)sum;
-	size_t i;
-
-	uint64_t peak = sum->rs_reads_peak > s->rs_reads_peak ?
-			sum->rs_reads_peak : s->rs_reads_peak;
-
-	for (i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
-		dst[i] += src[i];
-	sum->rs_reads_peak = peak;	/* a most, not a sum */
-}
-
-/* Under sl_lock: add the counters of a list of connections into a sum. */
+/* Under ln_lock: add the counters of a list of connections into a sum. */
 static void conns_add(struct rpcrdma_stats *sum, struct svc_rdma_conn *c)
 {
-	for (; c; c = c->sc_next) {
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		stats_add(sum, &c->sc_x.rx_stats);
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+	for (; c; c = c->cn_next) {
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		svc_rdma_stats_add(sum, &c->cn_x.rx_stats);
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
 	}
 }
 
 /* ---- one connection ------------------------------------------------------ */
 
-/* The connection failed (first cause kept). */
-static void conn_fail(struct rpcrdma_xprt *x, int err)
-{
-	pthread_mutex_lock(&x->rx_lock);
-	if (!x->rx_dead)
-		x->rx_dead = err;
-	pthread_mutex_unlock(&x->rx_lock);
-}
-
-/*
- * A completion failed the connection (first cause kept).  One no context
- * can be recovered for (no wr_id, or a kind we never post) has nothing to
- * hand it to: counted, and the connection fails, alone: a receive or send
- * slot may be lost with it.
- */
-static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
-{
-	struct svc_rdma_conn *c = owner;
-	struct rpcrdma_xprt *x = &c->sc_x;
-
-	if (!unknown) {
-		conn_fail(x, -ECONNRESET);
-		return;
-	}
-	RPCRDMA_DBG("conn: completion of %s %d (%s) refused",
-		    wc->wc_ctx ? "unknown kind" : "no context",
-		    wc->wc_ctx ? (int)wc->wc_ctx->cq_kind : 0, wc->wc_status);
-	pthread_mutex_lock(&x->rx_lock);
-	x->rx_stats.rs_cqe_unknown++;
-	if (!x->rx_dead)
-		x->rx_dead = -EIO;
-	pthread_mutex_unlock(&x->rx_lock);
-}
-
-/* A Receive completed: into the Call queue (reap lock held). */
-static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
-{
-	struct svc_rdma_conn *c = owner;
-
-	c->sc_queue[(c->sc_qhead + c->sc_qlen++) % c->sc_x.rx_ep.re_nrecv] = rep;
-}
-
-/* The server posts Sends, Receives and RDMA Read/Write chains. */
-static const struct rpcrdma_cq_ops conn_cq_ops = {
-	.cqo_name = "conn",
-	.cqo_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
-		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
-		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW) |
-		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_MEMBER),
-	.cqo_recv = conn_cqe_recv,
-	.cqo_fail = conn_cqe_fail,
-};
-
-/*
- * Reap completions into the Call queue: how many completions, or a
- * negative errno.  The CQ is not armed here: that happens only on the way
- * back to sleep (conn_stat), never per message.
- */
-static int conn_reap_locked(struct svc_rdma_conn *c)
-{
-	struct rpcrdma_xprt *x = &c->sc_x;
-	int n = rpcrdma_cq_reap(x, &conn_cq_ops, c);
-
-	if (n < 0) {
-		pthread_mutex_lock(&x->rx_lock);
-		x->rx_dead = n;
-		pthread_mutex_unlock(&x->rx_lock);
-	}
-	return n;
-}
-
-/* Service threads reap one CQ from several threads: one at a time. */
-static int conn_reap(struct svc_rdma_conn *c)
-{
-	int n;
-
-	pthread_mutex_lock(&c->sc_lock);
-	n = conn_reap_locked(c);
-	pthread_mutex_unlock(&c->sc_lock);
-	/* Async Replies whose Sends just completed: their results go back. */
-	if (n > 0)
-		rpcrdma_xprt_run_releases(&c->sc_x);
-	return n;
-}
-
-int svc_rdma_conn_reap(struct svc_rdma_conn *c)
-{
-	return conn_reap(c);
-}
-
-/* ---- the connection's side of the completion model (poller.h) ----------- */
-
-static int conn_po_reap(void *arg)
-{
-	return conn_reap(arg);
-}
-
-/* A Call to serve, or the connection is gone: back to the dispatcher. */
-static int conn_po_done(void *arg)
-{
-	struct svc_rdma_conn *c = arg;
-
-	return __atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&c->sc_x.rx_dead, __ATOMIC_RELAXED);
-}
-
-static int conn_po_arm(void *arg)
-{
-	return rpcrdma_cq_arm(&((struct svc_rdma_conn *)arg)->sc_x.rx_ep);
-}
-
-/* svc_run() sleeps in poll(2) on the channel: no po_sleep. */
-static const struct rpcrdma_poll_ops conn_spin_ops = {
-	.po_reap = conn_po_reap,
-	.po_done = conn_po_done,
-	.po_arm = conn_po_arm,
-	.po_now_ns = rpcrdma_poll_now_ns,
-};
-
-static void conn_add_poll_stats(struct svc_rdma_conn *c,
-				const struct rpcrdma_poll_stats *ps)
-{
-	struct rpcrdma_stats *st = &c->sc_x.rx_stats;
-
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	st->rs_wakeups += ps->ps_wakeups;
-	st->rs_busy_poll_hits += ps->ps_hits;
-	st->rs_busy_poll_misses += ps->ps_misses;
-	st->rs_empty_polls += ps->ps_empty;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
-}
-
-/*
- * Nothing queued: spin up to spin_us for the next Call before arming the
- * CQ and going back to svc_run's poll(2).  1 if a Call (or the
- * connection's death) is there to handle, 0 to sleep (the CQ armed).
- */
-static int conn_spin(struct svc_rdma_conn *c, uint32_t spin_us)
-{
-	struct rpcrdma_poll_stats ps = { 0 };
-	int rc;
-
-	if (conn_po_done(c))
-		return 1;
-	rc = rpcrdma_poll_wait(&conn_spin_ops, c, spin_us, 0, &ps);
-	conn_add_poll_stats(c, &ps);
-	return rc == 0;
-}
-
-/*
- * Called by the Send path when every send context is in use: the service
- * thread is the only one reaping, so wait briefly for a completion and
- * reap it here, queueing any Calls that come with it.  The CQ is armed
- * only if nothing is there yet.
- */
-void svc_rdma_conn_reap_wait(void *arg)
-{
-	struct svc_rdma_conn *c = arg;
-	struct rpcrdma_ep *ep = &c->sc_x.rx_ep;
-
-	/* Threaded: the channel is the leader's; reap, or let time pass. */
-	if (c->sc_threaded) {
-		if (!conn_reap(c))
-			usleep(500);
-		return;
-	}
-	if (conn_reap(c) || rpcrdma_cq_arm(ep) || conn_reap(c))
-		return;
-	if (rpcrdma_cq_sleep(ep, 10) > 0) {
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		c->sc_x.rx_stats.rs_wakeups++;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
-	}
-	conn_reap(c);
-}
-
-static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
-{
-	struct rpcrdma_xprt *x = &c->sc_x;
-
-	pthread_mutex_lock(&x->rx_lock);
-	if (rpcrdma_xprt_repost(x, rep) && !x->rx_dead)
-		x->rx_dead = -ECONNRESET;
-	pthread_mutex_unlock(&x->rx_lock);
-}
-
-void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
-{
-	conn_repost(c, rep);
-}
-
-/* A Call is answered (or abandoned): its receive and chunk buffer go back. */
-void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
-{
-	svc_rdma_drc_release(c, ct);
-	if (ct->ct_cur) {
-		conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
-	svc_rdma_buf_put(c, &ct->ct_callbuf);
-}
-
-
-/*
- * Check one received message's transport header.  Returns the offset of
- * the RPC Call in it, or -1 after dealing with a bad one as RFC 8166 says:
- * ERR_VERS for another version, ERR_CHUNK for an unusable header, a silent
- * drop for a message too short to attribute.
- */
-static void count_bad_call(struct svc_rdma_conn *c)
-{
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_bad_calls++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
-}
-
-/*
- * Decode the transport header of a received Call into ct->ct_hdr and
- * find its RPC message: inline after the header, or reassembled from its
- * Read chunks.  0 with the message at *msgp; -1 when the Call was
- * answered with RDMA_ERROR or dropped (counted either way).
- */
-static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
-{
-	struct rpcrdma_hdr *h = &ct->ct_hdr;
-	struct rpcrdma_chunk_limits lim;
-	struct svc_rdma_recv rv;
-	int rc;
-
-	svc_rdma_chunk_limits(c, &lim);
-	svc_rdma_recv_decide(rep->rr_buf, rep->rr_len, &lim, h, &rv);
-	if (rv.rv_why)
-		RPCRDMA_DBG("conn %p: xid %#x refused: %s", (void *)c, h->rh_xid,
-			    rv.rv_why);
-	switch (rv.rv_verdict) {
-	case SVC_RDMA_RECV_INLINE:
-		*msgp = (char *)rep->rr_buf + rv.rv_off;
-		*lenp = rv.rv_len;
-		return 0;
-	case SVC_RDMA_RECV_PULL:
-		break;
-	case SVC_RDMA_RECV_ERR_VERS:
-		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_VERS);
-		return -1;
-	case SVC_RDMA_RECV_ERR_CHUNK:
-		if (rv.rv_over_limit)
-			svc_rdma_count_chunk_limit(c);
-		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
-		return -1;
-	case SVC_RDMA_RECV_DROP:
-	default:
-		count_bad_call(c);
-		return -1;
-	}
-	rc = svc_rdma_pull_call(c, ct, &rv.rv_map, rep->rr_buf + rv.rv_off,
-				msgp, lenp);
-	if (!rc)
-		return 0;
-	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
-		    h->rh_xid, rc);
-	if (rc == -ENOMEM) {
-		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
-		return -1;
-	}
-	/* The Reads failed or stalled: the connection goes, alone. */
-	if (rc == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c, "a Call's RDMA Reads");
-	count_bad_call(c);
-	return -1;
-}
-
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
-	struct svc_rdma_conn *c = to_conn(xprt);
-	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
-	uint32_t nrecv = c->sc_x.rx_ep.re_nrecv;
-
-	if (!ct)
-		return FALSE;
-	/* A dispatcher that never replied leaves its Call behind. */
-	svc_rdma_call_release(c, ct);
-	if (c->sc_threaded) {
-		/* The leader reaps and sleeps; here, at most a look. */
-		if (!__atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED))
-			conn_reap(c);
-	} else if (!c->sc_qlen) {
-		/* svc_run woke us: consume the channel's event, then poll. */
-		if (rpcrdma_cq_drain_events(&c->sc_x.rx_ep)) {
-			pthread_mutex_lock(&c->sc_x.rx_lock);
-			c->sc_x.rx_stats.rs_wakeups++;
-			pthread_mutex_unlock(&c->sc_x.rx_lock);
-		}
-		conn_reap(c);
-	}
-	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->sc_qlen,
-		    c->sc_x.rx_dead);
-	for (;;) {
-		struct rpcrdma_rep *rep = NULL;
-		uint32_t len;
-		char *m;
-
-		/* svc_run: this turn's budget spent (on bad ones too), the
-		 * rest waits for the next turn (conn_stat yields). */
-		if (!c->sc_threaded && c->sc_turn >= SVC_RDMA_TURN_CALLS)
-			break;
-		/* Taken under the lock, handled outside it: a bad header's
-		 * RDMA_ERROR may have to reap for a send context. */
-		pthread_mutex_lock(&c->sc_lock);
-		if (c->sc_qlen) {
-			rep = c->sc_queue[c->sc_qhead];
-			c->sc_qhead = (c->sc_qhead + 1) % nrecv;
-			__atomic_store_n(&c->sc_qlen, c->sc_qlen - 1,
-					 __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&c->sc_lock);
-		if (!rep)
-			break;
-		c->sc_turn++;
-		if (conn_check_call(c, ct, rep, &m, &len)) {
-			conn_repost(c, rep);
-			continue;
-		}
-		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
-		if (!xdr_callmsg(&ct->ct_args, msg)) {
-			/* Another RPC version gets RPC_MISMATCH; what is no
-			 * RPC Call at all, nothing to answer it with. */
-			if (svc_rdma_conn_deny_vers(c, ct, rep, m, len))
-				continue;
-			count_bad_call(c);
-			conn_repost(c, rep);
-			svc_rdma_buf_put(c, &ct->ct_callbuf);
-			continue;
-		}
-		__atomic_store_n(&c->sc_last_call_ns, rpcrdma_poll_now_ns(NULL),
-				 __ATOMIC_RELAXED);
-		ct->ct_cur = rep;
-		ct->ct_xid = msg->rm_xid;
-		ct->ct_answered = 0;
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		c->sc_x.rx_stats.rs_calls++;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
-		/* A retransmission: answered from the cache, or dropped. */
-		if (svc_rdma_drc_check(c, ct, msg, m, len))
-			continue;
-		return TRUE;
-	}
-	return FALSE;
+	return svc_rdma_call_recv(to_conn(xprt), msg);
 }
 
 static enum xprt_stat conn_stat(SVCXPRT *xprt)
@@ -431,22 +69,22 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 	/* Threaded: one Call per svc_getreq_common(), and libtirpc never
 	 * destroys what other threads may be serving (svc_threads.c does). */
-	if (c->sc_threaded)
+	if (c->cn_threaded)
 		return XPRT_IDLE;
-	if (c->sc_x.rx_dead)
+	if (c->cn_x.rx_dead)
 		return XPRT_DIED;
 	/* The turn's budget spent: one look, no spin, before it ends. */
-	spent = c->sc_turn >= SVC_RDMA_TURN_CALLS;
-	if (!conn_spin(c, spent ? 0 : c->sc_x.rx_opts.ro_busy_poll_us)) {
-		c->sc_turn = 0;
+	spent = c->cn_turn >= SVC_RDMA_TURN_CALLS;
+	if (!svc_rdma_conn_spin(c, spent ? 0 : c->cn_x.rx_opts.ro_busy_poll_us)) {
+		c->cn_turn = 0;
 		return XPRT_IDLE;	/* the CQ armed: back to poll(2) */
 	}
-	if (c->sc_x.rx_dead)
+	if (c->cn_x.rx_dead)
 		return XPRT_DIED;
 	if (!spent)
 		return XPRT_MOREREQS;
 	/* Calls left: the others' turns first (svc_loop.c). */
-	c->sc_turn = 0;
+	c->cn_turn = 0;
 	svc_rdma_conn_yield(c);
 	return XPRT_IDLE;
 }
@@ -460,6 +98,12 @@ static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	return SVCAUTH_UNWRAP(&SVC_XP_AUTH(xprt), &ct->ct_args, xargs, argsp);
 }
 
+/* The Call's auth flavour wraps its results (svc_reply.c encodes). */
+static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	return svc_rdma_reply(to_conn(xprt), &SVC_XP_AUTH(xprt), msg);
+}
+
 static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 {
 	XDR xdrs;
@@ -469,87 +113,9 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	return xargs(&xdrs, argsp);
 }
 
-
-/*
- * A healthy connection destroyed by the server itself (svc_destroy(), or
- * its listener's) may have just posted its last Reply, unsignaled:
- * disconnecting at once flushes it unsent, and a client waiting for it (a
- * SHUTDOWN-style Call) gets nothing.  So linger, reaping, until every Send
- * is known complete or SVC_RDMA_LINGER_MS pass, as close(2) lets a
- * socket's queued data go.  A dead connection goes at once.
- */
-#define SVC_RDMA_LINGER_MS 100
-
-static void conn_linger(struct svc_rdma_conn *c)
-{
-	struct rpcrdma_xprt *x = &c->sc_x;
-	struct timespec end;
-	int done;
-
-	rpcrdma_deadline_ms(&end, SVC_RDMA_LINGER_MS);
-	for (;;) {
-		pthread_mutex_lock(&x->rx_lock);
-		done = x->rx_dead || x->rx_completed_seq >= x->rx_send_seq;
-		pthread_mutex_unlock(&x->rx_lock);
-		if (done || rpcrdma_deadline_passed(&end))
-			return;
-		conn_reap(c);
-		usleep(1000);
-	}
-}
-
-/* Under sl_lock: take c off a listener's list. */
-static void conn_unlink(struct svc_rdma_conn **pp, struct svc_rdma_conn *c)
-{
-	for (; *pp; pp = &(*pp)->sc_next)
-		if (*pp == c) {
-			*pp = c->sc_next;
-			return;
-		}
-}
-
 static void conn_destroy(SVCXPRT *xprt)
 {
-	struct svc_rdma_conn *c = to_conn(xprt);
-	struct svc_rdma_listener *l = c->sc_lst;
-
-	xprt_unregister(xprt);
-	/*
-	 * Off the live list (nothing picks or polls it any more) onto the
-	 * closing one, so svc_rdma_get_stats() still counts it while it
-	 * lingers: a server that reads its counters as a client goes saw
-	 * that client's connection nowhere.
-	 */
-	pthread_mutex_lock(&l->sl_lock);
-	conn_unlink(&l->sl_conns, c);
-	c->sc_next = l->sl_closing;
-	l->sl_closing = c;
-	pthread_mutex_unlock(&l->sl_lock);
-	/* svc_run: a Call its program never answered is forgotten. */
-	svc_rdma_drc_release(c, &c->sc_call);
-	conn_linger(c);
-	pthread_mutex_lock(&l->sl_lock);
-	conn_unlink(&l->sl_closing, c);
-	c->sc_x.rx_stats.rs_conns_freed++;
-	stats_add(&l->sl_closed, &c->sc_x.rx_stats);
-	pthread_mutex_unlock(&l->sl_lock);
-	rpcrdma_ep_disconnect(&c->sc_x.rx_ep);
-	svc_rdma_bufs_free(c);
-	rpcrdma_xprt_fini(&c->sc_x);
-	svc_rdma_dev_put(l, c->sc_dev);
-	/* Threaded: the private fd goes once nobody can look it up. */
-	if (c->sc_threaded)
-		close(c->sc_xprt.xp_fd);
-	pthread_mutex_destroy(&c->sc_lock);
-	free(c->sc_queue);
-	free(c->sc_scratch);
-	free(c->sc_rw);
-	free(c);
-}
-
-void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
-{
-	conn_destroy(&c->sc_xprt);
+	svc_rdma_conn_destroy(to_conn(xprt));
 }
 
 static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
@@ -564,7 +130,7 @@ static const struct xp_ops conn_ops = {
 	.xp_recv = conn_recv,
 	.xp_stat = conn_stat,
 	.xp_getargs = conn_getargs,
-	.xp_reply = svc_rdma_conn_reply,
+	.xp_reply = conn_reply,
 	.xp_freeargs = conn_freeargs,
 	.xp_destroy = conn_destroy,
 };
@@ -574,19 +140,110 @@ static const struct xp_ops2 svc_rdma_ops2 = {
 	.xp_control = conn_control,
 };
 
-/*
- * The SVCXPRT of a connection just accepted (svc_accept.c).  Threaded:
- * fd, a private eventfd, so svc_run() never wakes for it, only finds it.
- */
-void svc_rdma_conn_xprt_init(struct svc_rdma_conn *c, int fd)
+/* ---- the listener's hidden SVCXPRTs (svc_run mode) --------------------- */
+
+static enum xprt_stat hidden_stat(SVCXPRT *xprt)
 {
-	c->sc_xprt.xp_fd = c->sc_threaded ? fd : c->sc_x.rx_ep.re_comp_ch->fd;
-	c->sc_xprt.xp_ops = &conn_ops;
-	c->sc_xprt.xp_ops2 = &svc_rdma_ops2;
-	c->sc_xprt.xp_netid = "rdma";
-	c->sc_xprt.xp_tp = "rdma";
-	c->sc_xprt.xp_p3 = &c->sc_ext;
-	c->sc_ext.xp_auth.svc_ah_ops = NULL;
+	(void)xprt;
+	return XPRT_IDLE;
+}
+
+static bool_t hidden_never(SVCXPRT *xprt, xdrproc_t p, void *a)
+{
+	(void)xprt;
+	(void)p;
+	(void)a;
+	return FALSE;
+}
+
+static bool_t hidden_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	(void)xprt;
+	(void)msg;
+	return FALSE;
+}
+
+/* The listener owns it: hidden_stop() is the only way it goes. */
+static void hidden_destroy(SVCXPRT *xprt)
+{
+	(void)xprt;
+}
+
+/* idle_timeout_ms: the timer ticked (svc_idle.c). */
+static bool_t idle_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	(void)msg;
+	svc_rdma_idle_tick(rpcrdma_container_of(xprt, struct svc_rdma_listener,
+						ln_idle_xprt), xprt->xp_fd);
+	return FALSE;	/* never a Call */
+}
+
+/* Fair turns: connections that yielded get theirs (svc_loop.c). */
+static bool_t kick_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	(void)msg;
+	svc_rdma_kick_pass(rpcrdma_container_of(xprt, struct svc_rdma_listener,
+						ln_kick_xprt), xprt->xp_fd);
+	return FALSE;	/* never a Call of its own */
+}
+
+static const struct xp_ops idle_ops = {
+	.xp_recv = idle_recv,
+	.xp_stat = hidden_stat,
+	.xp_getargs = hidden_never,
+	.xp_reply = hidden_reply,
+	.xp_freeargs = hidden_never,
+	.xp_destroy = hidden_destroy,
+};
+
+static const struct xp_ops kick_ops = {
+	.xp_recv = kick_recv,
+	.xp_stat = hidden_stat,
+	.xp_getargs = hidden_never,
+	.xp_reply = hidden_reply,
+	.xp_freeargs = hidden_never,
+	.xp_destroy = hidden_destroy,
+};
+
+/* Register fd (when there is one) as a hidden SVCXPRT of the listener. */
+static void hidden_start(SVCXPRT *xprt, SVCXPRT_EXT *ext,
+			 const struct xp_ops *ops, int fd)
+{
+	xprt->xp_fd = fd;
+	if (fd < 0)
+		return;
+	xprt->xp_ops = ops;
+	xprt->xp_netid = "rdma";
+	xprt->xp_tp = "rdma";
+	xprt->xp_p3 = ext;
+	xprt_register(xprt);
+}
+
+static void hidden_stop(SVCXPRT *xprt)
+{
+	if (xprt->xp_fd < 0)
+		return;
+	xprt_unregister(xprt);
+	close(xprt->xp_fd);
+	xprt->xp_fd = -1;
+}
+
+/* svc_run() mode with idle_timeout_ms set: the idle timer. */
+static int idle_start(struct svc_rdma_listener *l)
+{
+	int fd = -1, rc = svc_rdma_idle_open(l, &fd);
+
+	hidden_start(&l->ln_idle_xprt, &l->ln_idle_ext, &idle_ops, rc ? -1 : fd);
+	return rc;
+}
+
+/* svc_run() mode: the kick eventfd. */
+static int kick_start(struct svc_rdma_listener *l)
+{
+	int fd = -1, rc = svc_rdma_kick_open(l, &fd);
+
+	hidden_start(&l->ln_kick_xprt, &l->ln_kick_ext, &kick_ops, rc ? -1 : fd);
+	return rc;
 }
 
 /* ---- the listener -------------------------------------------------------- */
@@ -598,7 +255,7 @@ static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	(void)msg;
 	/* Threaded: the leader takes CM events; svc_run only woke to see
 	 * svc_exit() (svc_threads_kick). */
-	if (!l->sl_pool.sp_nthreads)
+	if (!l->ln_threads.th_nthreads)
 		svc_rdma_lst_events(l);
 	return FALSE;	/* a listener never carries a Call itself */
 }
@@ -629,22 +286,22 @@ static void lst_destroy(SVCXPRT *xprt)
 	struct svc_rdma_listener *l = to_lst(xprt);
 
 	/* No thread may serve or poll what is torn down below. */
-	if (l->sl_pool.sp_nthreads)
+	if (l->ln_threads.th_nthreads)
 		svc_threads_stop(l);
 	xprt_unregister(xprt);
-	svc_rdma_idle_stop(l);
-	svc_rdma_loop_stop(l);
-	while (l->sl_conns)
-		conn_destroy(&l->sl_conns->sc_xprt);
-	if (l->sl_pool.sp_nthreads)
+	hidden_stop(&l->ln_idle_xprt);
+	hidden_stop(&l->ln_kick_xprt);
+	while (l->ln_conns)
+		svc_rdma_conn_destroy(l->ln_conns);
+	if (l->ln_threads.th_nthreads)
 		close(xprt->xp_fd);
 	svc_rdma_drc_stop(l);
 	/* After the last connection: nothing uses the PDs any more. */
 	svc_rdma_devs_fini(l);
-	rdma_destroy_id(l->sl_id);
-	rdma_destroy_event_channel(l->sl_ch);
-	pthread_mutex_destroy(&l->sl_lock);
-	rpcrdma_optsrc_fini(&l->sl_src);
+	rdma_destroy_id(l->ln_id);
+	rdma_destroy_event_channel(l->ln_ch);
+	pthread_mutex_destroy(&l->ln_lock);
+	rpcrdma_optsrc_fini(&l->ln_src);
 	free(l);
 }
 
@@ -668,77 +325,82 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		rc = -ENOMEM;
 		goto out_err;
 	}
-	rc = rpcrdma_options_setup(&l->sl_src, opts, RPCRDMA_CS_SERVER);
+	rc = rpcrdma_options_setup(&l->ln_src, opts, RPCRDMA_CS_SERVER);
 	if (rc) {
-		rpcrdma_optsrc_fini(&l->sl_src);
+		rpcrdma_optsrc_fini(&l->ln_src);
 		free(l);
 		goto out_err;
 	}
-	rpcrdma_optsrc_resolve(&l->sl_src, NULL, &l->sl_opts);
-	pthread_mutex_init(&l->sl_lock, NULL);
-	rc = rpcrdma_listen(&l->sl_ch, &l->sl_id, host, port,
-			    (int)l->sl_opts.ro_max_requests);
+	rpcrdma_optsrc_resolve(&l->ln_src, NULL, &l->ln_opts);
+	pthread_mutex_init(&l->ln_lock, NULL);
+	rc = rpcrdma_listen(&l->ln_ch, &l->ln_id, host, port,
+			    (int)l->ln_opts.ro_max_requests);
 	if (rc) {
-		pthread_mutex_destroy(&l->sl_lock);
-		rpcrdma_optsrc_fini(&l->sl_src);
+		pthread_mutex_destroy(&l->ln_lock);
+		rpcrdma_optsrc_fini(&l->ln_src);
 		free(l);
 		goto out_err;
 	}
-	l->sl_xprt.xp_fd = l->sl_ch->fd;
-	if (l->sl_opts.ro_svc_threads) {
+	l->ln_xprt.xp_fd = l->ln_ch->fd;
+	if (l->ln_opts.ro_svc_threads) {
 		/*
 		 * The leader polls the CM channel; svc_run() gets a private
 		 * eventfd instead, so it has something to wait on and is
 		 * woken only to return after svc_exit().
 		 */
-		l->sl_xprt.xp_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (l->sl_xprt.xp_fd < 0) {
+		l->ln_xprt.xp_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (l->ln_xprt.xp_fd < 0) {
 			rc = -errno;
 			goto out_listen;
 		}
 	}
-	l->sl_xprt.xp_port = ntohs(rdma_get_src_port(l->sl_id));
-	svc_rdma_set_netbuf(&l->sl_xprt.xp_ltaddr, &l->sl_laddr,
-			    rdma_get_local_addr(l->sl_id));
-	l->sl_xprt.xp_ops = &listener_ops;
-	l->sl_xprt.xp_ops2 = &svc_rdma_ops2;
-	l->sl_xprt.xp_netid = "rdma";
-	l->sl_xprt.xp_tp = "rdma";
-	l->sl_xprt.xp_p3 = &l->sl_ext;
+	l->ln_xprt.xp_port = ntohs(rdma_get_src_port(l->ln_id));
+	svc_rdma_set_netbuf(&l->ln_xprt.xp_ltaddr, &l->ln_laddr,
+			    rdma_get_local_addr(l->ln_id));
+	l->ln_xprt.xp_ops = &listener_ops;
+	l->ln_xprt.xp_ops2 = &svc_rdma_ops2;
+	l->ln_xprt.xp_netid = "rdma";
+	l->ln_xprt.xp_tp = "rdma";
+	l->ln_xprt.xp_p3 = &l->ln_ext;
+	/* What every connection's SVCXPRT starts as (svc_accept.c). */
+	l->ln_conn_xprt.xp_ops = &conn_ops;
+	l->ln_conn_xprt.xp_ops2 = &svc_rdma_ops2;
+	l->ln_conn_xprt.xp_netid = "rdma";
+	l->ln_conn_xprt.xp_tp = "rdma";
 	/* The cache first: a service thread may serve Calls at once. */
 	rc = svc_rdma_drc_start(l);
-	if (!rc && l->sl_opts.ro_svc_threads) {
+	if (!rc && l->ln_opts.ro_svc_threads) {
 		rc = svc_threads_start(l);
 		if (rc)
 			svc_rdma_drc_stop(l);
 	}
 	if (rc) {
-		if (l->sl_opts.ro_svc_threads)
-			close(l->sl_xprt.xp_fd);
+		if (l->ln_opts.ro_svc_threads)
+			close(l->ln_xprt.xp_fd);
 		goto out_listen;
 	}
-	rc = svc_rdma_idle_start(l);
+	rc = idle_start(l);
 	if (!rc) {
-		rc = svc_rdma_loop_start(l);
+		rc = kick_start(l);
 		if (rc)
-			svc_rdma_idle_stop(l);
+			hidden_stop(&l->ln_idle_xprt);
 	}
 	if (rc) {
-		if (l->sl_opts.ro_svc_threads) {
+		if (l->ln_opts.ro_svc_threads) {
 			svc_threads_stop(l);
-			close(l->sl_xprt.xp_fd);
+			close(l->ln_xprt.xp_fd);
 		}
 		svc_rdma_drc_stop(l);
 		goto out_listen;
 	}
-	xprt_register(&l->sl_xprt);
-	return &l->sl_xprt;
+	xprt_register(&l->ln_xprt);
+	return &l->ln_xprt;
 
 out_listen:
-	rdma_destroy_id(l->sl_id);
-	rdma_destroy_event_channel(l->sl_ch);
-	pthread_mutex_destroy(&l->sl_lock);
-	rpcrdma_optsrc_fini(&l->sl_src);
+	rdma_destroy_id(l->ln_id);
+	rdma_destroy_event_channel(l->ln_ch);
+	pthread_mutex_destroy(&l->ln_lock);
+	rpcrdma_optsrc_fini(&l->ln_src);
 	free(l);
 
 out_err:
@@ -758,26 +420,26 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	if (xprt->xp_ops == &conn_ops) {
 		c = to_conn(xprt);
-		pthread_mutex_lock(&c->sc_x.rx_lock);
-		*stats = c->sc_x.rx_stats;
-		pthread_mutex_unlock(&c->sc_x.rx_lock);
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		*stats = c->cn_x.rx_stats;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
 		/* Pinned memory is its device's, shared with its siblings. */
-		pthread_mutex_lock(&c->sc_dev->sd_lock);
-		stats->rs_pool_pinned = c->sc_dev->sd_pinned;
-		stats->rs_pool_pinned_peak = c->sc_dev->sd_pinned_peak;
-		pthread_mutex_unlock(&c->sc_dev->sd_lock);
+		pthread_mutex_lock(&c->cn_dev->dv_lock);
+		stats->rs_pool_pinned = c->cn_dev->dv_pinned;
+		stats->rs_pool_pinned_peak = c->cn_dev->dv_pinned_peak;
+		pthread_mutex_unlock(&c->cn_dev->dv_lock);
 		return 0;
 	}
 	if (xprt->xp_ops != &listener_ops)
 		return -1;
 	l = to_lst(xprt);
-	pthread_mutex_lock(&l->sl_lock);
-	*stats = l->sl_closed;
-	conns_add(stats, l->sl_conns);
-	conns_add(stats, l->sl_closing);
+	pthread_mutex_lock(&l->ln_lock);
+	*stats = l->ln_closed;
+	conns_add(stats, l->ln_conns);
+	conns_add(stats, l->ln_closing);
 	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
 			     &stats->rs_pool_pinned_peak);
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_unlock(&l->ln_lock);
 	return 0;
 }
 
@@ -790,9 +452,9 @@ int svc_rdma_get_options(SVCXPRT *xprt, struct rpcrdma_options *opts)
 	if (!xprt || !opts)
 		return -1;
 	if (xprt->xp_ops == &conn_ops)
-		*opts = to_conn(xprt)->sc_x.rx_opts;
+		*opts = to_conn(xprt)->cn_x.rx_opts;
 	else if (xprt->xp_ops == &listener_ops)
-		*opts = to_lst(xprt)->sl_opts;
+		*opts = to_lst(xprt)->ln_opts;
 	else
 		return -1;
 	return 0;
@@ -812,20 +474,151 @@ int svc_rdma_set_options(SVCXPRT *xprt, const struct rpcrdma_options *opts)
 	if (!xprt || !opts)
 		return -1;
 	if (xprt->xp_ops == &conn_ops)
-		return rpcrdma_xprt_set_options(&to_conn(xprt)->sc_x, opts) ? -1 : 0;
+		return rpcrdma_xprt_set_options(&to_conn(xprt)->cn_x, opts) ? -1 : 0;
 	if (xprt->xp_ops != &listener_ops)
 		return -1;
 	l = to_lst(xprt);
-	pthread_mutex_lock(&l->sl_lock);
-	if (rpcrdma_optsrc_update(&l->sl_src, opts, err, sizeof(err))) {
-		pthread_mutex_unlock(&l->sl_lock);
-		if (l->sl_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+	pthread_mutex_lock(&l->ln_lock);
+	if (rpcrdma_optsrc_update(&l->ln_src, opts, err, sizeof(err))) {
+		pthread_mutex_unlock(&l->ln_lock);
+		if (l->ln_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
 			fprintf(stderr, "rpcrdma: options not changed: %s\n", err);
 		return -1;
 	}
-	rpcrdma_options_update(&l->sl_opts, opts, RPCRDMA_CS_SERVER, err, sizeof(err));
-	for (c = l->sl_conns; c; c = c->sc_next)
-		rc |= rpcrdma_xprt_set_options(&c->sc_x, opts);
-	pthread_mutex_unlock(&l->sl_lock);
+	rpcrdma_options_update(&l->ln_opts, opts, RPCRDMA_CS_SERVER, err, sizeof(err));
+	for (c = l->ln_conns; c; c = c->cn_next)
+		rc |= rpcrdma_xprt_set_options(&c->cn_x, opts);
+	pthread_mutex_unlock(&l->ln_lock);
 	return rc ? -1 : 0;
+}
+
+/*
+ * The descriptors a private event loop must watch for this listener: its
+ * own and one per connection.  Returns how many there are (which may be
+ * more than max: only max are filled), or -1 if xprt is not a listener.
+ */
+int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
+{
+	struct svc_rdma_listener *l = lst_of(xprt);
+	struct svc_rdma_conn *c;
+	int n = 0;
+
+	if (!l || max < 0 || (max && !fds))
+		return -1;
+	pthread_mutex_lock(&l->ln_lock);
+	if (n < max)
+		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
+	n++;
+	/* idle_timeout_ms: the timer that closes idle connections. */
+	if (l->ln_idle_xprt.xp_fd >= 0) {
+		if (n < max)
+			fds[n] = (struct pollfd){ .fd = l->ln_idle_xprt.xp_fd,
+						  .events = POLLIN };
+		n++;
+	}
+	/* The kick: turns of connections that yielded. */
+	if (l->ln_kick_xprt.xp_fd >= 0) {
+		if (n < max)
+			fds[n] = (struct pollfd){ .fd = l->ln_kick_xprt.xp_fd,
+						  .events = POLLIN };
+		n++;
+	}
+	/* Threaded: the service threads watch the connections themselves. */
+	for (c = l->ln_threads.th_nthreads ? NULL : l->ln_conns; c;
+	     c = c->cn_next, n++)
+		if (n < max)
+			fds[n] = (struct pollfd){ .fd = c->cn_xprt.xp_fd,
+						  .events = POLLIN };
+	pthread_mutex_unlock(&l->ln_lock);
+	return n;
+}
+
+/*
+ * One turn of a private service loop, for programs that run their own
+ * thread instead of svc_run(): wait up to timeout_ms for the listener or
+ * any of its connections, then serve everything ready through libtirpc's
+ * dispatcher (svc_getreq_common), which also reaps dead connections.
+ */
+int svc_rdma_serve(SVCXPRT *xprt, int timeout_ms)
+{
+	struct pollfd *fds;
+	int n, got, i, served = 0;
+
+	n = svc_rdma_pollfds(xprt, NULL, 0);
+	if (n < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Threaded: the service threads serve; this loop only waits. */
+	if (lst_of(xprt)->ln_threads.th_nthreads) {
+		if (poll(NULL, 0, timeout_ms) < 0 && errno != EINTR)
+			return -1;
+		return 0;
+	}
+	fds = calloc((size_t)n, sizeof(*fds));
+	if (!fds) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = svc_rdma_pollfds(xprt, fds, n);
+	got = poll(fds, (nfds_t)n, timeout_ms);
+	for (i = 0; got > 0 && i < n; i++) {
+		if (!fds[i].revents)
+			continue;
+		svc_getreq_common(fds[i].fd);
+		served++;
+	}
+	free(fds);
+	if (got < 0)
+		return errno == EINTR ? 0 : -1;
+	return served;
+}
+
+/* ---- the program's regions (svc_rdma_pool_add(3), svc_mem.c) ------------- */
+
+struct ibv_pd *svc_rdma_get_pd(SVCXPRT *xprt, struct ibv_context *verbs)
+{
+	return svc_rdma_mem_get_pd(lst_of(xprt), verbs);
+}
+
+int svc_rdma_pool_add(SVCXPRT *xprt, struct ibv_mr *mr)
+{
+	return svc_rdma_mem_add(lst_of(xprt), mr);
+}
+
+/*
+ * svc_sendreply(), but the service thread never waits for the Reply's
+ * Send: done(arg, status) runs once the transport holds no reference to
+ * res, so done is where res may be freed.  That is at once for a Reply
+ * copied into a send buffer (inline, pull-up) and for any Reply that
+ * could not be sent; for one gathered from res (mapped) it is when its
+ * Send completes, from whichever thread reaps that completion, or when the
+ * connection is torn down.  done runs exactly once, perhaps before this
+ * returns, and must not call into this transport.  status is 0 when the
+ * Reply was posted (for a torn-down connection: ECONNRESET, the Reply may
+ * not have arrived), else the errno that kept it from being sent.  On any
+ * other SVCXPRT this is svc_sendreply() followed by done.
+ */
+bool_t svc_rdma_sendreply_async(SVCXPRT *xprt, xdrproc_t xres, void *res,
+				void (*done)(void *arg, int status), void *arg)
+{
+	struct svc_rdma_conn *c = conn_of(xprt);
+	struct svc_rdma_call *ct = c ? svc_rdma_conn_call(c) : NULL;
+	bool_t ok;
+
+	if (!ct || !done) {
+		ok = svc_sendreply(xprt, xres, res);
+		if (done)
+			done(arg, ok ? 0 : (c ? EPERM : EIO));
+		return ok;
+	}
+	ct->ct_rel.rl_fn = done;
+	ct->ct_rel.rl_arg = arg;
+	ct->ct_rel_queued = 0;
+	ct->ct_rel_status = EIO;	/* until conn_reply says otherwise */
+	ok = svc_sendreply(xprt, xres, res);
+	ct->ct_rel.rl_fn = NULL;
+	if (!ct->ct_rel_queued)
+		done(arg, ct->ct_rel_status);
+	return ok;
 }

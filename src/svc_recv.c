@@ -1,7 +1,7 @@
 /*
  * The server's verdict on a received message (svc_recv.h).  One function
  * turns the header codec's and the chunk planner's answers into what the
- * connection does; svc_rdma.c carries it out, the fuzz target checks it.
+ * connection does; svc_call.c carries it out, the fuzz target checks it.
  */
 #include "config.h"
 

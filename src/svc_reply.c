@@ -9,10 +9,10 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
-#include "chunks.h"
 #include "rchunks.h"
 #include "svc_drc.h"
-#include "svc_threads.h"
+#include "svc_int.h"
+#include "svc_reply_plan.h"
 
 /*
  * svc_stall_ms (default 1 s, svc_rdma_stall_deadline): how long a Reply or
@@ -38,7 +38,7 @@
  */
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	int stalled = 0;
 
 	pthread_mutex_lock(&x->rx_lock);
@@ -51,7 +51,7 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
 	pthread_mutex_unlock(&x->rx_lock);
 	if (stalled) {
 		char host[NI_MAXHOST] = "?";
-		const struct sockaddr_storage *ss = &c->sc_raddr.sa_ss;
+		const struct sockaddr_storage *ss = &c->cn_raddr.sa_ss;
 
 		getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
 			    sizeof(host), NULL, 0, NI_NUMERICHOST);
@@ -82,7 +82,7 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 	int rc;
 
 	svc_rdma_stall_deadline(c, 0, &deadline);
-	rc = rpcrdma_xprt_send_owned(&c->sc_x, hdr, hdrlen, xb, &deadline,
+	rc = rpcrdma_xprt_send_owned(&c->cn_x, hdr, hdrlen, xb, &deadline,
 				     rel, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
 		svc_rdma_conn_stalled(c, "a send context");
@@ -95,7 +95,7 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
  */
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_ERR_VERS];
 	struct rpcrdma_xdr_buf empty;
 	uint64_t seq;
@@ -114,57 +114,21 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
-/*
- * A Call of another RPC version (RFC 5531 section 9): xdr_callmsg()
- * refuses it, but the peer is owed MSG_DENIED / RPC_MISMATCH naming the
- * one version we speak, on the connection, which stays up.  1 when msg
- * was such a Call and was answered (its receive reposted), 0 when it is
- * no RPC Call at all (the caller drops it).
- */
-int svc_rdma_conn_deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			    struct rpcrdma_rep *rep, const char *m, uint32_t len)
-{
-	struct rpc_msg reply;
-	uint32_t xid;
-
-	if (!svc_rdma_other_rpcvers(m, len, &xid))
-		return 0;
-	memset(&reply, 0, sizeof(reply));
-	reply.rm_direction = REPLY;
-	reply.rm_reply.rp_stat = MSG_DENIED;
-	reply.rjcted_rply.rj_stat = RPC_MISMATCH;
-	reply.rjcted_rply.rj_vers.low = RPC_MSG_VERSION;
-	reply.rjcted_rply.rj_vers.high = RPC_MSG_VERSION;
-	ct->ct_cur = rep;
-	ct->ct_xid = xid;
-	ct->ct_answered = 0;
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_bad_calls++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
-	svc_rdma_conn_reply(&c->sc_xprt, &reply);
-	/* Sent or not, the receive is back (conn_reply reposts it). */
-	if (ct->ct_cur) {
-		svc_rdma_conn_repost(c, ct->ct_cur);
-		ct->ct_cur = NULL;
-	}
-	return 1;
-}
-
 /* An accepted Reply's results, taken out of the message once: a Reply
  * that does not fit inline is encoded a second time, for its chunk. */
 struct reply_res {
-	xdrproc_t rb_xres;		/* NULL: nothing but the RPC header */
-	void *rb_where;
+	xdrproc_t res_xres;		/* NULL: nothing but the RPC header */
+	void *res_where;
 };
 
-static void take_results(struct rpc_msg *msg, struct reply_res *rb)
+static void take_results(struct rpc_msg *msg, struct reply_res *res)
 {
-	rb->rb_xres = NULL;
-	rb->rb_where = NULL;
+	res->res_xres = NULL;
+	res->res_where = NULL;
 	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		rb->rb_xres = msg->acpted_rply.ar_results.proc;
-		rb->rb_where = msg->acpted_rply.ar_results.where;
+		res->res_xres = msg->acpted_rply.ar_results.proc;
+		res->res_where = msg->acpted_rply.ar_results.where;
 		msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
 		msg->acpted_rply.ar_results.where = NULL;
 	}
@@ -176,15 +140,15 @@ static void take_results(struct rpc_msg *msg, struct reply_res *rb)
  * Call), replayed with the segments it had, into the new Call's chunks.
  */
 struct reply_src {
-	SVCXPRT *rs_xprt;
-	struct rpc_msg *rs_msg;
-	struct reply_res rs_rb;
-	const struct rpcrdma_drc_reply *rs_kept;
+	SVCAUTH *src_auth;		/* the Call's flavour wraps the results */
+	struct rpc_msg *src_msg;
+	struct reply_res src_res;
+	const struct rpcrdma_drc_reply *src_kept;
 };
 
 /* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
-static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
-			const struct reply_res *rb, struct rpcrdma_xdr_buf *xb,
+static int encode_reply(SVCAUTH *auth, struct rpc_msg *msg,
+			const struct reply_res *res, struct rpcrdma_xdr_buf *xb,
 			char *buf, uint32_t len, uint32_t threshold)
 {
 	XDR xdrs;
@@ -193,8 +157,8 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
 	ok = xdr_replymsg(&xdrs, msg) &&
-	     (!rb->rb_xres ||
-	      SVCAUTH_WRAP(&SVC_XP_AUTH(xprt), &xdrs, rb->rb_xres, rb->rb_where));
+	     (!res->res_xres ||
+	      SVCAUTH_WRAP(auth, &xdrs, res->res_xres, res->res_where));
 	XDR_DESTROY(&xdrs);
 	return ok ? 0 : -EMSGSIZE;
 }
@@ -202,121 +166,58 @@ static int encode_reply(SVCXPRT *xprt, struct rpc_msg *msg,
 static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
 		      char *buf, uint32_t len, uint32_t threshold)
 {
-	if (s->rs_kept)
-		return svc_rdma_drc_replay(s->rs_kept, xb, buf, len, threshold);
-	return encode_reply(s->rs_xprt, s->rs_msg, &s->rs_rb, xb, buf, len,
+	if (s->src_kept)
+		return svc_rdma_drc_replay(s->src_kept, xb, buf, len, threshold);
+	return encode_reply(s->src_auth, s->src_msg, &s->src_res, xb, buf, len,
 			    threshold);
 }
 
-/* The Call's Write chunks, returned unused: every length 0. */
-static void writes_unused(const struct svc_rdma_call *ct, struct rpcrdma_hdr *h)
-{
-	uint32_t i, j;
-
-	h->rh_nwrites = ct->ct_hdr.rh_nwrites;
-	for (i = 0; i < h->rh_nwrites; i++) {
-		h->rh_writes[i] = ct->ct_hdr.rh_writes[i];
-		for (j = 0; j < h->rh_writes[i].rc_nsegs; j++)
-			h->rh_writes[i].rc_segs[j].rs_length = 0;
-	}
-}
-
-/* RDMA_MSG, our credits, and the Call's Write chunks back unused. */
-static void reply_header(const struct svc_rdma_call *ct, uint32_t credits,
-			 struct rpcrdma_hdr *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->rh_xid = ct->ct_xid;
-	h->rh_credits = credits;
-	h->rh_proc = RPCRDMA_MSG;
-	writes_unused(ct, h);
-}
-
 /*
- * Direct data placement: the Reply's large opaques (the referenced
- * segments of its encoding), one per Write chunk the Call offered and in
- * that order, go by RDMA Write; what remains, without their data and
- * roundup, is *rest, to be sent inline.  The client's planner does the
- * same cut for Read chunks.  The data is copied into a buffer of the
- * chunk pool first, so the results are never referenced after this
- * returns.  -ENOENT when it does not apply (no Write chunk, nothing
- * to place, a chunk too small, more than max_chunk_bytes to write, or
- * the rest would not fit inline): the Write chunks then go back unused.
- * Other errors are the connection's.
+ * Direct data placement, as wp planned it (svc_reply_plan.c): the
+ * Reply's large opaques, one per Write chunk the Call offered and in
+ * that order, go by RDMA Write from b, a buffer of the chunk pool just
+ * their size, so the results are never referenced after this returns;
+ * the rest goes inline.  Errors are the connection's.
  */
-static int reply_ddp(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		     const struct rpcrdma_xdr_buf *xb, struct rpcrdma_hdr *h,
-		     struct rpcrdma_xdr_buf *rest)
+static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			      const struct svc_rdma_wplan *wp,
+			      struct svc_rdma_buf *b, const struct rpcrdma_hdr *h)
 {
-	const struct rpcrdma_hdr *ch = &ct->ct_hdr;
-	struct rpcrdma_call_limits cl = {
-		.cl_peer_inline = c->sc_x.rx_send_max,
-		.cl_max_rsegs = ch->rh_nwrites,
-	};
-	struct rpcrdma_chunk_limits lim;
-	struct rpcrdma_call_plan plan;
-	struct svc_rdma_buf b;
-	uint64_t off = 0, bytes = 0;
+	uint64_t off = 0;
 	unsigned int k;
-	ssize_t n;
 	int rc;
 
-	if (!ch->rh_nwrites || !rpcrdma_xdrbuf_nrefs(xb))
-		return -ENOENT;
-	if (rpcrdma_plan_call(xb, &cl, RPCRDMA_CALL_READ, &plan) ||
-	    plan.cp_kind != RPCRDMA_CALL_READCH)
-		return -ENOENT;
-	for (k = 0; k < plan.cp_nrsegs; k++) {
-		bytes += plan.cp_rsegs[k].rp_len;
-		if (rpcrdma_fill_chunk(&ch->rh_writes[k], plan.cp_rsegs[k].rp_len,
-				       &h->rh_writes[k]))
-			goto out_unused;
-	}
-	svc_rdma_chunk_limits(c, &lim);
-	n = rpcrdma_hdr_size(h);
-	if (n < 0 || bytes > SVC_RDMA_MAX_REPLY ||
-	    !rpcrdma_reply_fits(&lim, bytes) ||
-	    (size_t)n + plan.cp_inline.xb_len > c->sc_x.rx_send_max)
-		goto out_unused;
-	/* The bytes are known before anything is copied: take just those. */
-	if (svc_rdma_buf_get(c, bytes, &b))
-		goto out_unused;
-	for (k = 0; k < plan.cp_nrsegs; k++) {
-		memcpy(b.sb_mem + off, plan.cp_rsegs[k].rp_addr,
-		       plan.cp_rsegs[k].rp_len);
-		rc = svc_rdma_push_chunk(c, ct, &b, off, &h->rh_writes[k]);
+	for (k = 0; k < wp->wp_nchunks; k++) {
+		memcpy(b->sb_mem + off, wp->wp_place[k].wpl_addr,
+		       wp->wp_place[k].wpl_len);
+		rc = svc_rdma_push_chunk(c, ct, b, off, &h->rh_writes[k]);
 		if (rc) {
-			svc_rdma_buf_hold(c, &b);
+			svc_rdma_buf_hold(c, b);
 			return rc;
 		}
-		off += plan.cp_rsegs[k].rp_len;
+		off += wp->wp_place[k].wpl_len;
 	}
 	/* Written and acknowledged: the pool may have it back. */
-	svc_rdma_buf_put(c, &b);
-	*rest = plan.cp_inline;
-	pthread_mutex_lock(&c->sc_x.rx_lock);
-	c->sc_x.rx_stats.rs_write_chunks += plan.cp_nrsegs;
-	c->sc_x.rx_stats.rs_write_chunk_bytes += bytes;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	svc_rdma_buf_put(c, b);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_write_chunks += wp->wp_nchunks;
+	c->cn_x.rx_stats.rs_write_chunk_bytes += wp->wp_bytes;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	return 0;
-
-out_unused:
-	writes_unused(ct, h);
-	return -ENOENT;
 }
 
 /*
  * A Reply too large to Send goes into the Call's Reply chunk: encoded
  * whole into a buffer of the chunk pool, RDMA Written, then announced
  * by an RDMA_NOMSG header carrying the lengths written.  -EMSGSIZE when
- * there is no Reply chunk, it is too small, or the Reply is longer than
- * max_chunk_bytes (the caller answers ERR_CHUNK: never a truncated
- * Reply); other errors are the connection's.
+ * the Reply chunk (svc_rdma_reply_decide found one) is too small, or the
+ * Reply is longer than max_chunk_bytes (the caller answers ERR_CHUNK:
+ * never a truncated Reply); other errors are the connection's.
  */
 static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			  const struct reply_src *src, struct rpcrdma_hdr *h)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	struct rpcrdma_chunk_limits lim;
 	struct svc_rdma_buf b;
 	struct rpcrdma_xdr_buf xb;
@@ -324,8 +225,6 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	size_t len, offered;
 	int rc;
 
-	if (!ct->ct_hdr.rh_has_reply)
-		return -EMSGSIZE;
 	/* The Reply's length is known only once encoded, but it can never be
 	 * more than the chunk the client offered: take that much, encode,
 	 * and give back the rest at once. */
@@ -383,53 +282,84 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 }
 
 /*
- * Send a Reply for ct: inline, with its large opaques in the Call's Write
- * chunks, or in its Reply chunk; RDMA_ERROR / ERR_CHUNK when none fits.
+ * Send a Reply for ct: decided by svc_rdma_reply_decide (inline, with its
+ * large opaques in the Call's Write chunks, or in its Reply chunk;
+ * RDMA_ERROR / ERR_CHUNK when none fits), then done step by step.
  */
 static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct reply_src *src)
 {
-	struct rpcrdma_xprt *x = &c->sc_x;
+	struct rpcrdma_xprt *x = &c->cn_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
-	struct rpcrdma_xdr_buf xb, empty, rest;
+	struct rpcrdma_xdr_buf xb, empty;
 	const struct rpcrdma_xdr_buf *body = &xb;
+	struct rpcrdma_chunk_limits lim;
+	struct svc_rdma_reply_in in;
+	enum svc_rdma_reply_verdict v;
+	struct svc_rdma_wplan wp;
+	struct svc_rdma_buf b;
 	struct rpcrdma_hdr h;
 	struct timespec deadline;
 	const struct rpcrdma_release *rel;
 	uint64_t seq = 0;
-	ssize_t n;
-	int rc, ddp;
+	ssize_t n = 0;
+	int rc;
 
 	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
 	ct->ct_rel_queued = 0;
 	/* We grant exactly the receives we keep posted. */
-	reply_header(ct, x->rx_ep.re_nrecv, &h);
+	svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, x->rx_ep.re_nrecv, &h);
 	/* Each service thread owns one scratch slice: Replies encode in
 	 * parallel. */
-	rc = src_encode(src, &xb, c->sc_scratch +
+	rc = src_encode(src, &xb, c->cn_scratch +
 			(size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
 			x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
 	/* Encoded whole: the duplicate request cache keeps a copy. */
-	if (!rc && !src->rs_kept)
+	if (!rc && !src->src_kept)
 		svc_rdma_drc_keep(c, ct, &xb);
-	/* Large opaques into the Write chunks offered, the rest inline. */
-	ddp = rc ? -ENOENT : reply_ddp(c, ct, &xb, &h, &rest);
-	if (!ddp)
-		body = &rest;
-	else if (ddp != -ENOENT)
-		rc = ddp;
-	n = rpcrdma_hdr_size(&h);
-	if (ddp == -ENOENT &&
-	    (rc || n < 0 || (size_t)n + rpcrdma_xdrbuf_len(&xb) > x->rx_send_max)) {
-		/* Too large to Send: the Reply chunk, or ERR_CHUNK. */
+	svc_rdma_chunk_limits(c, &lim);
+	in = (struct svc_rdma_reply_in){
+		.ri_call = &ct->ct_hdr,
+		.ri_xb = rc ? NULL : &xb,
+		.ri_send_max = x->rx_send_max,
+		.ri_max_bytes = SVC_RDMA_MAX_REPLY,
+		.ri_lim = &lim,
+	};
+	v = svc_rdma_reply_decide(&in, &h, &wp);
+	/* The bytes are known before anything is copied: take just those.
+	 * None to be had: the Write chunks go back unused, and the Reply
+	 * goes as if the Call had offered none. */
+	if (v == SVC_RDMA_REPLY_DIRECT && svc_rdma_buf_get(c, wp.wp_bytes, &b)) {
+		svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid,
+				      x->rx_ep.re_nrecv, &h);
+		in.ri_no_direct = true;
+		v = svc_rdma_reply_decide(&in, &h, &wp);
+	}
+	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
+	switch (v) {
+	case SVC_RDMA_REPLY_INLINE:
+		rc = 0;
+		break;
+	case SVC_RDMA_REPLY_DIRECT:
+		rc = reply_write_chunks(c, ct, &wp, &b, &h);
+		body = &wp.wp_rest;
+		break;
+	case SVC_RDMA_REPLY_CHUNK:
 		rc = reply_in_chunk(c, ct, src, &h);
-		rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
 		body = &empty;
-		if (rc == -EMSGSIZE || rc == -ENOMEM) {
-			pthread_mutex_lock(&x->rx_lock);
-			x->rx_stats.rs_too_large++;
-			pthread_mutex_unlock(&x->rx_lock);
-		}
+		break;
+	case SVC_RDMA_REPLY_ERR_CHUNK:
+	default:
+		rc = -EMSGSIZE;
+		body = &empty;
+		break;
+	}
+	/* Too large to Send, and no Reply chunk took it: ERR_CHUNK below. */
+	if ((v == SVC_RDMA_REPLY_CHUNK || v == SVC_RDMA_REPLY_ERR_CHUNK) &&
+	    (rc == -EMSGSIZE || rc == -ENOMEM)) {
+		pthread_mutex_lock(&x->rx_lock);
+		x->rx_stats.rs_too_large++;
+		pthread_mutex_unlock(&x->rx_lock);
 	}
 	if (!rc) {
 		n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &h);
@@ -462,15 +392,15 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
 	pthread_mutex_unlock(&x->rx_lock);
 	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d", (void *)c,
-		    src->rs_kept ? " (kept)" : "", ct->ct_xid, rc);
+		    src->src_kept ? " (kept)" : "", ct->ct_xid, rc);
 	return rc == 0;
 }
 
-bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+bool_t svc_rdma_reply(struct svc_rdma_conn *c, SVCAUTH *auth,
+		      struct rpc_msg *msg)
 {
-	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
-	struct reply_src src = { .rs_xprt = xprt, .rs_msg = msg };
+	struct reply_src src = { .src_auth = auth, .src_msg = msg };
 
 	/* Not the thread serving a Call of this connection: nothing to answer.
 	 * Answered already: rpcgen's stubs follow a failed svc_sendreply()
@@ -479,7 +409,7 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		return FALSE;
 	ct->ct_answered = 1;
 	msg->rm_xid = ct->ct_xid;
-	take_results(msg, &src.rs_rb);
+	take_results(msg, &src.src_res);
 	return reply_send(c, ct, &src);
 }
 
@@ -487,48 +417,11 @@ bool_t svc_rdma_conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
  * A retransmitted Call whose first copy was executed: its kept Reply
  * again, into the chunks this copy brought; the procedure does not run.
  */
-void svc_rdma_drc_resend(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+void svc_rdma_reply_kept(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct rpcrdma_drc_reply *kept)
 {
-	struct reply_src src = { .rs_kept = kept };
+	struct reply_src src = { .src_kept = kept };
 
 	ct->ct_answered = 1;
 	reply_send(c, ct, &src);
-}
-
-/*
- * svc_sendreply(), but the service thread never waits for the Reply's
- * Send: done(arg, status) runs once the transport holds no reference to
- * res, so done is where res may be freed.  That is at once for a Reply
- * copied into a send buffer (inline, pull-up) and for any Reply that
- * could not be sent; for one gathered from res (mapped) it is when its
- * Send completes, from whichever thread reaps that completion, or when the
- * connection is torn down.  done runs exactly once, perhaps before this
- * returns, and must not call into this transport.  status is 0 when the
- * Reply was posted (for a torn-down connection: ECONNRESET, the Reply may
- * not have arrived), else the errno that kept it from being sent.  On any
- * other SVCXPRT this is svc_sendreply() followed by done.
- */
-bool_t svc_rdma_sendreply_async(SVCXPRT *xprt, xdrproc_t xres, void *res,
-				void (*done)(void *arg, int status), void *arg)
-{
-	struct svc_rdma_conn *c = svc_rdma_conn_of(xprt);
-	struct svc_rdma_call *ct = c ? svc_rdma_conn_call(c) : NULL;
-	bool_t ok;
-
-	if (!ct || !done) {
-		ok = svc_sendreply(xprt, xres, res);
-		if (done)
-			done(arg, ok ? 0 : (c ? EPERM : EIO));
-		return ok;
-	}
-	ct->ct_rel.rl_fn = done;
-	ct->ct_rel.rl_arg = arg;
-	ct->ct_rel_queued = 0;
-	ct->ct_rel_status = EIO;	/* until conn_reply says otherwise */
-	ok = svc_sendreply(xprt, xres, res);
-	ct->ct_rel.rl_fn = NULL;
-	if (!ct->ct_rel_queued)
-		done(arg, ct->ct_rel_status);
-	return ok;
 }

@@ -13,10 +13,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "poller.h"
-#include "svc_threads.h"
-
-/* The Call this thread is serving; conn_call() in svc_rdma.c reads it. */
-__thread struct svc_rdma_call *svc_rdma_thread_call;
+#include "svc_int.h"
 
 struct svc_thread_arg {
 	struct svc_rdma_listener *ta_lst;
@@ -33,12 +30,12 @@ struct lead_set {
 
 static int conn_dead(struct svc_rdma_conn *c)
 {
-	return __atomic_load_n(&c->sc_x.rx_dead, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED) != 0;
 }
 
 static int conn_ready(struct svc_rdma_conn *c)
 {
-	return !conn_dead(c) && __atomic_load_n(&c->sc_qlen, __ATOMIC_RELAXED);
+	return !conn_dead(c) && __atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED);
 }
 
 /* ---- the leader's side of the completion model (poller.h) -------------- */
@@ -62,7 +59,7 @@ static int set_done(void *arg)
 	struct lead_set *s = arg;
 	int i;
 
-	if (__atomic_load_n(&s->ls_lst->sl_pool.sp_stop, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&s->ls_lst->ln_threads.th_stop, __ATOMIC_RELAXED))
 		return 1;
 	for (i = 0; i < s->ls_n; i++)
 		if (conn_ready(s->ls_conns[i]) || conn_dead(s->ls_conns[i]))
@@ -76,7 +73,7 @@ static int set_arm(void *arg)
 	int i;
 
 	for (i = 0; i < s->ls_n; i++) {
-		struct rpcrdma_xprt *x = &s->ls_conns[i]->sc_x;
+		struct rpcrdma_xprt *x = &s->ls_conns[i]->cn_x;
 
 		if (rpcrdma_cq_arm(&x->rx_ep)) {
 			pthread_mutex_lock(&x->rx_lock);
@@ -97,9 +94,9 @@ static const struct rpcrdma_poll_ops set_ops = {
 };
 
 /*
- * Under sl_lock: mark the dead connections nobody serves (returned, to be
+ * Under ln_lock: mark the dead connections nobody serves (returned, to be
  * destroyed unlocked; they stay listed so their counters are never missing
- * from svc_rdma_get_stats until conn_destroy moves them to sl_closed), and
+ * from svc_rdma_get_stats until conn_destroy moves them to ln_closed), and
  * gather the live ones into the set.
  */
 static struct svc_rdma_conn *set_build(struct lead_set *s)
@@ -110,10 +107,10 @@ static struct svc_rdma_conn *set_build(struct lead_set *s)
 
 	/* idle_timeout_ms: idle ones die here and are collected below. */
 	svc_rdma_idle_sweep(l);
-	for (c = l->sl_conns; c; c = c->sc_next) {
-		if (conn_dead(c) && !c->sc_refs) {
-			c->sc_refs = -1;	/* pick() skips it: it is dead */
-			c->sc_gone = gone;
+	for (c = l->ln_conns; c; c = c->cn_next) {
+		if (conn_dead(c) && !c->cn_refs) {
+			c->cn_refs = -1;	/* pick() skips it: it is dead */
+			c->cn_gone = gone;
 			gone = c;
 			continue;
 		}
@@ -132,16 +129,16 @@ static struct svc_rdma_conn *set_build(struct lead_set *s)
 			s->ls_cap = cap;
 		}
 	}
-	s->ls_fds[0] = (struct pollfd){ .fd = l->sl_pool.sp_wakefd, .events = POLLIN };
-	s->ls_fds[1] = (struct pollfd){ .fd = l->sl_ch->fd, .events = POLLIN };
+	s->ls_fds[0] = (struct pollfd){ .fd = l->ln_threads.th_wakefd, .events = POLLIN };
+	s->ls_fds[1] = (struct pollfd){ .fd = l->ln_ch->fd, .events = POLLIN };
 	s->ls_n = 0;
-	for (c = l->sl_conns; c && s->ls_n + 2 <= s->ls_cap; c = c->sc_next) {
+	for (c = l->ln_conns; c && s->ls_n + 2 <= s->ls_cap; c = c->cn_next) {
 		/* A dead one still served is left out until it is released. */
 		if (conn_dead(c))
 			continue;
 		s->ls_conns[s->ls_n] = c;
 		s->ls_fds[2 + s->ls_n] = (struct pollfd){
-			.fd = c->sc_x.rx_ep.re_comp_ch->fd, .events = POLLIN };
+			.fd = c->cn_x.rx_ep.re_comp_ch->fd, .events = POLLIN };
 		s->ls_n++;
 	}
 	return gone;
@@ -155,7 +152,7 @@ static void set_handle(struct lead_set *s)
 	int i;
 
 	if (s->ls_fds[0].revents &&
-	    read(l->sl_pool.sp_wakefd, &v, sizeof(v)) < 0)
+	    read(l->ln_threads.th_wakefd, &v, sizeof(v)) < 0)
 		RPCRDMA_DBG("wake eventfd: %s", strerror(errno));
 	if (s->ls_fds[1].revents)
 		svc_rdma_lst_events(l);
@@ -164,10 +161,10 @@ static void set_handle(struct lead_set *s)
 
 		if (!s->ls_fds[2 + i].revents)
 			continue;
-		if (rpcrdma_cq_drain_events(&c->sc_x.rx_ep)) {
-			pthread_mutex_lock(&c->sc_x.rx_lock);
-			c->sc_x.rx_stats.rs_wakeups++;
-			pthread_mutex_unlock(&c->sc_x.rx_lock);
+		if (rpcrdma_cq_drain_events(&c->cn_x.rx_ep)) {
+			pthread_mutex_lock(&c->cn_x.rx_lock);
+			c->cn_x.rx_stats.rs_wakeups++;
+			pthread_mutex_unlock(&c->cn_x.rx_lock);
 		}
 		svc_rdma_conn_reap(c);
 	}
@@ -188,11 +185,11 @@ static void lead(struct lead_set *s, int forced)
 	struct svc_rdma_conn *gone, *next;
 	int rc;
 
-	pthread_mutex_lock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
 	gone = set_build(s);
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_unlock(&l->ln_lock);
 	for (; gone; gone = next) {
-		next = gone->sc_gone;
+		next = gone->cn_gone;
 		svc_rdma_conn_destroy(gone);
 	}
 	if (forced) {
@@ -211,7 +208,7 @@ static void lead(struct lead_set *s, int forced)
 		s->ls_n = n;
 		return;
 	}
-	rc = rpcrdma_poll_wait(&set_ops, s, l->sl_opts.ro_busy_poll_us, 0, &ps);
+	rc = rpcrdma_poll_wait(&set_ops, s, l->ln_opts.ro_busy_poll_us, 0, &ps);
 	if (rc == -EAGAIN) {
 		/* Armed with nothing queued: sleep.  The timeout only bounds
 		 * how long a connection that died silently waits for reaping. */
@@ -221,31 +218,31 @@ static void lead(struct lead_set *s, int forced)
 			set_handle(s);
 		}
 	}
-	pthread_mutex_lock(&l->sl_lock);
-	l->sl_closed.rs_wakeups += ps.ps_wakeups;
-	l->sl_closed.rs_busy_poll_hits += ps.ps_hits;
-	l->sl_closed.rs_busy_poll_misses += ps.ps_misses;
-	l->sl_closed.rs_empty_polls += ps.ps_empty;
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
+	l->ln_closed.rs_wakeups += ps.ps_wakeups;
+	l->ln_closed.rs_busy_poll_hits += ps.ps_hits;
+	l->ln_closed.rs_busy_poll_misses += ps.ps_misses;
+	l->ln_closed.rs_empty_polls += ps.ps_empty;
+	pthread_mutex_unlock(&l->ln_lock);
 }
 
-/* Under sl_lock: a live connection with a Call queued, taken round-robin. */
+/* Under ln_lock: a live connection with a Call queued, taken round-robin. */
 static struct svc_rdma_conn *pick(struct svc_rdma_listener *l)
 {
 	struct svc_rdma_conn **pp, *c, **tail;
 
-	for (pp = &l->sl_conns; (c = *pp); pp = &c->sc_next)
+	for (pp = &l->ln_conns; (c = *pp); pp = &c->cn_next)
 		if (conn_ready(c))
 			break;
 	if (!c)
 		return NULL;
 	/* To the tail, so a busy connection cannot starve the others. */
-	*pp = c->sc_next;
-	for (tail = pp; *tail; tail = &(*tail)->sc_next)
+	*pp = c->cn_next;
+	for (tail = pp; *tail; tail = &(*tail)->cn_next)
 		;
 	*tail = c;
-	c->sc_next = NULL;
-	c->sc_refs++;
+	c->cn_next = NULL;
+	c->cn_refs++;
 	return c;
 }
 
@@ -258,7 +255,7 @@ static void serve(struct svc_rdma_listener *l, struct svc_rdma_call *ct,
 		  struct svc_rdma_conn *c)
 {
 	ct->ct_conn = c;
-	svc_getreq_common(c->sc_xprt.xp_fd);
+	svc_getreq_common(c->cn_xprt.xp_fd);
 	/* A dispatcher that never replied leaves its Call behind. */
 	svc_rdma_call_release(c, ct);
 	ct->ct_conn = NULL;
@@ -270,7 +267,7 @@ static void *svc_thread_main(void *arg)
 {
 	struct svc_thread_arg *ta = arg;
 	struct svc_rdma_listener *l = ta->ta_lst;
-	struct svc_rdma_pool *p = &l->sl_pool;
+	struct svc_rdma_threads *p = &l->ln_threads;
 	struct svc_rdma_call ct = { .ct_slot = ta->ta_slot };
 	struct lead_set s = { .ls_lst = l };
 	struct svc_rdma_conn *c;
@@ -278,40 +275,40 @@ static void *svc_thread_main(void *arg)
 
 	free(ta);
 	svc_rdma_thread_call = &ct;
-	pthread_mutex_lock(&l->sl_lock);
-	while (!p->sp_stop) {
+	pthread_mutex_lock(&l->ln_lock);
+	while (!p->th_stop) {
 		/* Busy connections take turns with everything else. */
-		int due = !p->sp_leader &&
-			  p->sp_since_lead >= SVC_RDMA_TURN_CALLS;
+		int due = !p->th_leader &&
+			  p->th_since_lead >= SVC_RDMA_TURN_CALLS;
 
 		c = due ? NULL : pick(l);
 		if (c) {
-			p->sp_since_lead++;
-			pthread_mutex_unlock(&l->sl_lock);
+			p->th_since_lead++;
+			pthread_mutex_unlock(&l->ln_lock);
 			serve(l, &ct, c);
-			pthread_mutex_lock(&l->sl_lock);
+			pthread_mutex_lock(&l->ln_lock);
 			/* The last user of a dead one: the leader reaps it. */
-			if (!--c->sc_refs && conn_dead(c) &&
-			    write(p->sp_wakefd, &one, sizeof(one)) < 0)
+			if (!--c->cn_refs && conn_dead(c) &&
+			    write(p->th_wakefd, &one, sizeof(one)) < 0)
 				RPCRDMA_DBG("wake: %s", strerror(errno));
 			continue;
 		}
-		if (p->sp_leader) {
-			pthread_cond_wait(&p->sp_cond, &l->sl_lock);
+		if (p->th_leader) {
+			pthread_cond_wait(&p->th_cond, &l->ln_lock);
 			continue;
 		}
-		p->sp_leader = 1;
-		p->sp_since_lead = 0;
+		p->th_leader = 1;
+		p->th_since_lead = 0;
 		if (due)
-			l->sl_closed.rs_forced_leads++;
-		pthread_mutex_unlock(&l->sl_lock);
+			l->ln_closed.rs_forced_leads++;
+		pthread_mutex_unlock(&l->ln_lock);
 		lead(&s, due);
-		pthread_mutex_lock(&l->sl_lock);
-		p->sp_leader = 0;
+		pthread_mutex_lock(&l->ln_lock);
+		p->th_leader = 0;
 		/* Followers serve what was queued; one of them leads next. */
-		pthread_cond_broadcast(&p->sp_cond);
+		pthread_cond_broadcast(&p->th_cond);
 	}
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_unlock(&l->ln_lock);
 	free(s.ls_conns);
 	free(s.ls_fds);
 	return NULL;
@@ -322,29 +319,29 @@ void svc_threads_kick(struct svc_rdma_listener *l)
 {
 	uint64_t one = 1;
 
-	if (write(l->sl_xprt.xp_fd, &one, sizeof(one)) < 0)
+	if (write(l->ln_xprt.xp_fd, &one, sizeof(one)) < 0)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
 }
 
 int svc_threads_start(struct svc_rdma_listener *l)
 {
-	struct svc_rdma_pool *p = &l->sl_pool;
-	uint32_t i, n = l->sl_opts.ro_svc_threads;
+	struct svc_rdma_threads *p = &l->ln_threads;
+	uint32_t i, n = l->ln_opts.ro_svc_threads;
 	int rc;
 
-	p->sp_wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->sp_wakefd < 0)
+	p->th_wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->th_wakefd < 0)
 		return -errno;
-	rc = rpcrdma_cond_init(&p->sp_cond);
-	p->sp_threads = rc ? NULL : calloc(n, sizeof(*p->sp_threads));
-	if (!p->sp_threads) {
+	rc = rpcrdma_cond_init(&p->th_cond);
+	p->th_threads = rc ? NULL : calloc(n, sizeof(*p->th_threads));
+	if (!p->th_threads) {
 		if (!rc)
-			pthread_cond_destroy(&p->sp_cond);
-		close(p->sp_wakefd);
+			pthread_cond_destroy(&p->th_cond);
+		close(p->th_wakefd);
 		return rc ? rc : -ENOMEM;
 	}
 	/* Connections accepted from now on get one scratch slice per thread. */
-	p->sp_nthreads = n;
+	p->th_nthreads = n;
 	for (i = 0; i < n; i++) {
 		struct svc_thread_arg *ta = malloc(sizeof(*ta));
 
@@ -352,7 +349,7 @@ int svc_threads_start(struct svc_rdma_listener *l)
 			ta->ta_lst = l;
 			ta->ta_slot = i;
 		}
-		rc = ta ? -pthread_create(&p->sp_threads[i], NULL,
+		rc = ta ? -pthread_create(&p->th_threads[i], NULL,
 					  svc_thread_main, ta) : -ENOMEM;
 		if (rc) {
 			free(ta);
@@ -361,7 +358,7 @@ int svc_threads_start(struct svc_rdma_listener *l)
 	}
 	if (i < n) {
 		/* Stop the ones that started: they saw no connection yet. */
-		p->sp_nthreads = i;
+		p->th_nthreads = i;
 		svc_threads_stop(l);
 		return rc;
 	}
@@ -371,20 +368,20 @@ int svc_threads_start(struct svc_rdma_listener *l)
 /* Stop and join every thread; connections stay for lst_destroy. */
 void svc_threads_stop(struct svc_rdma_listener *l)
 {
-	struct svc_rdma_pool *p = &l->sl_pool;
+	struct svc_rdma_threads *p = &l->ln_threads;
 	uint64_t one = 1;
 	uint32_t i;
 
-	pthread_mutex_lock(&l->sl_lock);
-	p->sp_stop = 1;
-	pthread_cond_broadcast(&p->sp_cond);
-	pthread_mutex_unlock(&l->sl_lock);
-	if (write(p->sp_wakefd, &one, sizeof(one)) < 0)
+	pthread_mutex_lock(&l->ln_lock);
+	p->th_stop = 1;
+	pthread_cond_broadcast(&p->th_cond);
+	pthread_mutex_unlock(&l->ln_lock);
+	if (write(p->th_wakefd, &one, sizeof(one)) < 0)
 		RPCRDMA_DBG("stop: %s", strerror(errno));
-	for (i = 0; i < p->sp_nthreads; i++)
-		pthread_join(p->sp_threads[i], NULL);
-	free(p->sp_threads);
-	p->sp_threads = NULL;
-	pthread_cond_destroy(&p->sp_cond);
-	close(p->sp_wakefd);
+	for (i = 0; i < p->th_nthreads; i++)
+		pthread_join(p->th_threads[i], NULL);
+	free(p->th_threads);
+	p->th_threads = NULL;
+	pthread_cond_destroy(&p->th_cond);
+	close(p->th_wakefd);
 }

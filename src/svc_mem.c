@@ -1,5 +1,5 @@
 /*
- * The server's chunk memory (svc_pool.h): one PD and pool per listener and
+ * The server's chunk memory (svc_mem.h): one PD and pool per listener and
  * device; a Call takes a run for its bytes and gives it back when answered.
  * The program's regions are tried first; when no pool has room, ordinary
  * memory is registered for that one Call.
@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rpcrdma/rpcrdma.h>
-#include "svc_threads.h"
+#include "svc_int.h"
 
 /* ---- devices ------------------------------------------------------------- */
 
 static void region_free(struct svc_rdma_region *r)
 {
-	rpcrdma_dereg_mem(r->rg_mr);
-	if (!r->rg_user)
-		free(r->rg_mem);
-	rpcrdma_pool_fini(&r->rg_pool);
+	rpcrdma_dereg_mem(r->rgn_mr);
+	if (!r->rgn_user)
+		free(r->rgn_mem);
+	rpcrdma_pool_fini(&r->rgn_pool);
 	free(r);
 }
 
@@ -27,8 +27,8 @@ static struct svc_rdma_dev *dev_find(struct svc_rdma_listener *l,
 {
 	struct svc_rdma_dev *d;
 
-	for (d = l->sl_devs; d; d = d->sd_next)
-		if (d->sd_verbs == verbs)
+	for (d = l->ln_devs; d; d = d->dv_next)
+		if (d->dv_verbs == verbs)
 			return d;
 	return NULL;
 }
@@ -43,42 +43,42 @@ struct svc_rdma_dev *svc_rdma_dev_get(struct svc_rdma_listener *l,
 {
 	struct svc_rdma_dev *d;
 
-	pthread_mutex_lock(&l->sl_lock);
+	pthread_mutex_lock(&l->ln_lock);
 	d = dev_find(l, verbs);
 	if (!d) {
 		d = calloc(1, sizeof(*d));
 		if (d)
-			d->sd_pd = rpcrdma_pd_alloc(verbs);
-		if (d && !d->sd_pd) {
+			d->dv_pd = rpcrdma_pd_alloc(verbs);
+		if (d && !d->dv_pd) {
 			free(d);
 			d = NULL;
 		}
 		if (d) {
-			pthread_mutex_init(&d->sd_lock, NULL);
-			d->sd_verbs = verbs;
-			d->sd_pool_size = l->sl_opts.ro_pool_size;
-			d->sd_refs = 1;
-			d->sd_next = l->sl_devs;
-			l->sl_devs = d;
+			pthread_mutex_init(&d->dv_lock, NULL);
+			d->dv_verbs = verbs;
+			d->dv_pool_size = l->ln_opts.ro_pool_size;
+			d->dv_refs = 1;
+			d->dv_next = l->ln_devs;
+			l->ln_devs = d;
 		}
 	}
 	if (d)
-		d->sd_refs++;
-	pthread_mutex_unlock(&l->sl_lock);
+		d->dv_refs++;
+	pthread_mutex_unlock(&l->ln_lock);
 	return d;
 }
 
 static void dev_free(struct svc_rdma_dev *d)
 {
-	while (d->sd_regions) {
-		struct svc_rdma_region *r = d->sd_regions;
+	while (d->dv_regions) {
+		struct svc_rdma_region *r = d->dv_regions;
 
-		d->sd_regions = r->rg_next;
+		d->dv_regions = r->rgn_next;
 		region_free(r);
 	}
-	if (rpcrdma_pd_free(d->sd_pd))
-		RPCRDMA_DBG("PD of device %p still in use", (void *)d->sd_verbs);
-	pthread_mutex_destroy(&d->sd_lock);
+	if (rpcrdma_pd_free(d->dv_pd))
+		RPCRDMA_DBG("PD of device %p still in use", (void *)d->dv_verbs);
+	pthread_mutex_destroy(&d->dv_lock);
 	free(d);
 }
 
@@ -87,15 +87,15 @@ void svc_rdma_dev_put(struct svc_rdma_listener *l, struct svc_rdma_dev *d)
 	struct svc_rdma_dev **pp;
 	int last;
 
-	pthread_mutex_lock(&l->sl_lock);
-	last = !--d->sd_refs;
+	pthread_mutex_lock(&l->ln_lock);
+	last = !--d->dv_refs;
 	if (last)
-		for (pp = &l->sl_devs; *pp; pp = &(*pp)->sd_next)
+		for (pp = &l->ln_devs; *pp; pp = &(*pp)->dv_next)
 			if (*pp == d) {
-				*pp = d->sd_next;
+				*pp = d->dv_next;
 				break;
 			}
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_unlock(&l->ln_lock);
 	if (last)
 		dev_free(d);
 }
@@ -103,10 +103,10 @@ void svc_rdma_dev_put(struct svc_rdma_listener *l, struct svc_rdma_dev *d)
 /* The listener goes, after its last connection: drop its references. */
 void svc_rdma_devs_fini(struct svc_rdma_listener *l)
 {
-	while (l->sl_devs) {
-		struct svc_rdma_dev *d = l->sl_devs;
+	while (l->ln_devs) {
+		struct svc_rdma_dev *d = l->ln_devs;
 
-		l->sl_devs = d->sd_next;
+		l->ln_devs = d->dv_next;
 		dev_free(d);
 	}
 }
@@ -118,19 +118,19 @@ void svc_rdma_devs_pinned(struct svc_rdma_listener *l, uint64_t *now,
 	struct svc_rdma_dev *d;
 
 	*now = *peak = 0;
-	for (d = l->sl_devs; d; d = d->sd_next) {
-		pthread_mutex_lock(&d->sd_lock);
-		*now += d->sd_pinned;
-		*peak += d->sd_pinned_peak;
-		pthread_mutex_unlock(&d->sd_lock);
+	for (d = l->ln_devs; d; d = d->dv_next) {
+		pthread_mutex_lock(&d->dv_lock);
+		*now += d->dv_pinned;
+		*peak += d->dv_pinned_peak;
+		pthread_mutex_unlock(&d->dv_lock);
 	}
 }
 
 static void pinned_add(struct svc_rdma_dev *d, size_t len)
 {
-	d->sd_pinned += len;
-	if (d->sd_pinned > d->sd_pinned_peak)
-		d->sd_pinned_peak = d->sd_pinned;
+	d->dv_pinned += len;
+	if (d->dv_pinned > d->dv_pinned_peak)
+		d->dv_pinned_peak = d->dv_pinned;
 }
 
 /* ---- buffers ------------------------------------------------------------- */
@@ -144,36 +144,36 @@ static void own_region_locked(struct svc_rdma_dev *d)
 {
 	struct svc_rdma_region *r, **pp;
 
-	if (d->sd_own_tried || d->sd_pool_size < RPCRDMA_POOL_UNIT)
+	if (d->dv_own_tried || d->dv_pool_size < RPCRDMA_POOL_UNIT)
 		return;
-	d->sd_own_tried = 1;
+	d->dv_own_tried = 1;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return;
-	if (rpcrdma_pool_init(&r->rg_pool, d->sd_pool_size, RPCRDMA_POOL_UNIT) ||
-	    posix_memalign((void **)&r->rg_mem, 4096, d->sd_pool_size))
+	if (rpcrdma_pool_init(&r->rgn_pool, d->dv_pool_size, RPCRDMA_POOL_UNIT) ||
+	    posix_memalign((void **)&r->rgn_mem, 4096, d->dv_pool_size))
 		goto out_free;
-	r->rg_mr = rpcrdma_pd_reg(d->sd_pd, r->rg_mem, d->sd_pool_size);
-	if (!r->rg_mr)
+	r->rgn_mr = rpcrdma_pd_reg(d->dv_pd, r->rgn_mem, d->dv_pool_size);
+	if (!r->rgn_mr)
 		goto out_free;
-	pinned_add(d, d->sd_pool_size);
+	pinned_add(d, d->dv_pool_size);
 	/* After the program's regions: theirs are used first. */
-	for (pp = &d->sd_regions; *pp; pp = &(*pp)->rg_next)
+	for (pp = &d->dv_regions; *pp; pp = &(*pp)->rgn_next)
 		;
 	*pp = r;
 	return;
 
 out_free:
-	free(r->rg_mem);
-	rpcrdma_pool_fini(&r->rg_pool);
+	free(r->rgn_mem);
+	rpcrdma_pool_fini(&r->rgn_pool);
 	free(r);
 }
 
 static void count(struct svc_rdma_conn *c, uint64_t *field)
 {
-	pthread_mutex_lock(&c->sc_x.rx_lock);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
 	(*field)++;
-	pthread_mutex_unlock(&c->sc_x.rx_lock);
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
 /*
@@ -184,58 +184,58 @@ static void count(struct svc_rdma_conn *c, uint64_t *field)
 int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
 		     struct svc_rdma_buf *b)
 {
-	struct svc_rdma_dev *d = c->sc_dev;
-	struct rpcrdma_stats *st = &c->sc_x.rx_stats;
+	struct svc_rdma_dev *d = c->cn_dev;
+	struct rpcrdma_stats *st = &c->cn_x.rx_stats;
 	struct svc_rdma_region *r;
 	size_t off;
 
 	memset(b, 0, sizeof(*b));
 	if (!len)
 		len = 1;
-	pthread_mutex_lock(&d->sd_lock);
-	if (svc_rdma_mem_take(&c->sc_mem, len)) {
-		pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_lock(&d->dv_lock);
+	if (svc_rdma_mem_take(&c->cn_mem, len)) {
+		pthread_mutex_unlock(&d->dv_lock);
 		RPCRDMA_DBG("conn %p: %zu chunk bytes over max_conn_memory",
 			    (void *)c, len);
 		svc_rdma_count_mem_limit(c);
 		return -ENOMEM;
 	}
 	own_region_locked(d);
-	for (r = d->sd_regions; r; r = r->rg_next)
-		if (!rpcrdma_pool_take(&r->rg_pool, len, &off))
+	for (r = d->dv_regions; r; r = r->rgn_next)
+		if (!rpcrdma_pool_take(&r->rgn_pool, len, &off))
 			break;
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_unlock(&d->dv_lock);
 	if (r) {
-		b->sb_mem = r->rg_mem + off;
+		b->sb_mem = r->rgn_mem + off;
 		b->sb_len = len;
-		b->sb_lkey = rpcrdma_mr_lkey(r->rg_mr);
+		b->sb_lkey = rpcrdma_mr_lkey(r->rgn_mr);
 		b->sb_reg = r;
 		b->sb_off = off;
-		count(c, r->rg_user ? &st->rs_pool_user_bufs : &st->rs_pool_bufs);
+		count(c, r->rgn_user ? &st->rs_pool_user_bufs : &st->rs_pool_bufs);
 		return 0;
 	}
 	/* Rare by design (pool_size covers the common case): a system call
 	 * and a registration, for this Call only. */
 	if (posix_memalign((void **)&b->sb_mem, 4096, len))
 		goto out_nomem;
-	b->sb_mr = rpcrdma_pd_reg(d->sd_pd, b->sb_mem, len);
+	b->sb_mr = rpcrdma_pd_reg(d->dv_pd, b->sb_mem, len);
 	if (!b->sb_mr) {
 		free(b->sb_mem);
 		goto out_nomem;
 	}
 	b->sb_len = len;
 	b->sb_lkey = rpcrdma_mr_lkey(b->sb_mr);
-	pthread_mutex_lock(&d->sd_lock);
+	pthread_mutex_lock(&d->dv_lock);
 	pinned_add(d, len);
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_unlock(&d->dv_lock);
 	count(c, &st->rs_pool_fallbacks);
 	return 0;
 
 out_nomem:
 	b->sb_mem = NULL;
-	pthread_mutex_lock(&d->sd_lock);
-	svc_rdma_mem_give(&c->sc_mem, len);
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_lock(&d->dv_lock);
+	svc_rdma_mem_give(&c->cn_mem, len);
+	pthread_mutex_unlock(&d->dv_lock);
 	count(c, &st->rs_pool_failures);
 	return -ENOMEM;
 }
@@ -243,52 +243,52 @@ out_nomem:
 /* How much of want max_conn_memory lets this connection take now. */
 size_t svc_rdma_buf_room(struct svc_rdma_conn *c, size_t want)
 {
-	struct svc_rdma_dev *d = c->sc_dev;
+	struct svc_rdma_dev *d = c->cn_dev;
 	uint64_t room;
 
-	pthread_mutex_lock(&d->sd_lock);
-	room = svc_rdma_mem_room(&c->sc_mem, want);
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_lock(&d->dv_lock);
+	room = svc_rdma_mem_room(&c->cn_mem, want);
+	pthread_mutex_unlock(&d->dv_lock);
 	return (size_t)room;
 }
 
 void svc_rdma_count_mem_limit(struct svc_rdma_conn *c)
 {
-	count(c, &c->sc_x.rx_stats.rs_conn_mem_limit);
+	count(c, &c->cn_x.rx_stats.rs_conn_mem_limit);
 }
 
 /* Keep the first keep bytes of b: a Reply smaller than the room taken. */
 void svc_rdma_buf_trim(struct svc_rdma_conn *c, struct svc_rdma_buf *b,
 		       size_t keep)
 {
-	struct svc_rdma_dev *d = c->sc_dev;
+	struct svc_rdma_dev *d = c->cn_dev;
 
 	if (!b->sb_reg || !keep || keep >= b->sb_len)
 		return;
-	pthread_mutex_lock(&d->sd_lock);
-	rpcrdma_pool_trim(&b->sb_reg->rg_pool, b->sb_off, b->sb_len, keep);
-	svc_rdma_mem_trim(&c->sc_mem, b->sb_len, keep);
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_lock(&d->dv_lock);
+	rpcrdma_pool_trim(&b->sb_reg->rgn_pool, b->sb_off, b->sb_len, keep);
+	svc_rdma_mem_trim(&c->cn_mem, b->sb_len, keep);
+	pthread_mutex_unlock(&d->dv_lock);
 	b->sb_len = keep;
 }
 
 void svc_rdma_buf_put(struct svc_rdma_conn *c, struct svc_rdma_buf *b)
 {
-	struct svc_rdma_dev *d = c->sc_dev;
+	struct svc_rdma_dev *d = c->cn_dev;
 
 	if (!b->sb_mem)
 		return;
 	if (b->sb_reg) {
-		pthread_mutex_lock(&d->sd_lock);
-		rpcrdma_pool_give(&b->sb_reg->rg_pool, b->sb_off, b->sb_len);
+		pthread_mutex_lock(&d->dv_lock);
+		rpcrdma_pool_give(&b->sb_reg->rgn_pool, b->sb_off, b->sb_len);
 	} else {
 		rpcrdma_dereg_mem(b->sb_mr);
 		free(b->sb_mem);
-		pthread_mutex_lock(&d->sd_lock);
-		d->sd_pinned -= b->sb_len;
+		pthread_mutex_lock(&d->dv_lock);
+		d->dv_pinned -= b->sb_len;
 	}
-	svc_rdma_mem_give(&c->sc_mem, b->sb_len);
-	pthread_mutex_unlock(&d->sd_lock);
+	svc_rdma_mem_give(&c->cn_mem, b->sb_len);
+	pthread_mutex_unlock(&d->dv_lock);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -306,10 +306,10 @@ void svc_rdma_buf_hold(struct svc_rdma_conn *c, struct svc_rdma_buf *b)
 	h = malloc(sizeof(*h));
 	if (h) {
 		h->sh_buf = *b;
-		pthread_mutex_lock(&c->sc_lock);
-		h->sh_next = c->sc_held;
-		c->sc_held = h;
-		pthread_mutex_unlock(&c->sc_lock);
+		pthread_mutex_lock(&c->cn_lock);
+		h->sh_next = c->cn_held;
+		c->cn_held = h;
+		pthread_mutex_unlock(&c->cn_lock);
 	}
 	memset(b, 0, sizeof(*b));
 }
@@ -317,17 +317,17 @@ void svc_rdma_buf_hold(struct svc_rdma_conn *c, struct svc_rdma_buf *b)
 /* The connection goes: its QP first, then every buffer it still has. */
 void svc_rdma_bufs_free(struct svc_rdma_conn *c)
 {
-	rpcrdma_ep_destroy_qp(&c->sc_x.rx_ep);
-	if (!c->sc_dev)
+	rpcrdma_ep_destroy_qp(&c->cn_x.rx_ep);
+	if (!c->cn_dev)
 		return;
-	while (c->sc_held) {
-		struct svc_rdma_held *h = c->sc_held;
+	while (c->cn_held) {
+		struct svc_rdma_held *h = c->cn_held;
 
-		c->sc_held = h->sh_next;
+		c->cn_held = h->sh_next;
 		svc_rdma_buf_put(c, &h->sh_buf);
 		free(h);
 	}
-	svc_rdma_buf_put(c, &c->sc_call.ct_callbuf);
+	svc_rdma_buf_put(c, &c->cn_call.ct_callbuf);
 }
 
 /* ---- the program's regions (svc_rdma_pool_add(3)) ------------------------ */
@@ -336,12 +336,12 @@ void svc_rdma_bufs_free(struct svc_rdma_conn *c)
 static struct ibv_context *lst_verbs(struct svc_rdma_listener *l,
 				     struct ibv_context *verbs)
 {
-	return verbs ? verbs : rpcrdma_id_verbs(l->sl_id);
+	return verbs ? verbs : rpcrdma_id_verbs(l->ln_id);
 }
 
-struct ibv_pd *svc_rdma_get_pd(SVCXPRT *xprt, struct ibv_context *verbs)
+struct ibv_pd *svc_rdma_mem_get_pd(struct svc_rdma_listener *l,
+				   struct ibv_context *verbs)
 {
-	struct svc_rdma_listener *l = svc_rdma_lst_of(xprt);
 	struct svc_rdma_dev *d;
 
 	if (!l || !(verbs = lst_verbs(l, verbs))) {
@@ -355,12 +355,11 @@ struct ibv_pd *svc_rdma_get_pd(SVCXPRT *xprt, struct ibv_context *verbs)
 	}
 	/* The listener's own reference keeps it; the PD is its to free. */
 	svc_rdma_dev_put(l, d);
-	return d->sd_pd;
+	return d->dv_pd;
 }
 
-int svc_rdma_pool_add(SVCXPRT *xprt, struct ibv_mr *mr)
+int svc_rdma_mem_add(struct svc_rdma_listener *l, struct ibv_mr *mr)
 {
-	struct svc_rdma_listener *l = svc_rdma_lst_of(xprt);
 	struct svc_rdma_region *r, **pp;
 	struct svc_rdma_dev *d;
 	int rc;
@@ -370,11 +369,11 @@ int svc_rdma_pool_add(SVCXPRT *xprt, struct ibv_mr *mr)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&l->sl_lock);
-	for (d = l->sl_devs; d; d = d->sd_next)
-		if (d->sd_pd == rpcrdma_mr_pd(mr))
+	pthread_mutex_lock(&l->ln_lock);
+	for (d = l->ln_devs; d; d = d->dv_next)
+		if (d->dv_pd == rpcrdma_mr_pd(mr))
 			break;
-	pthread_mutex_unlock(&l->sl_lock);
+	pthread_mutex_unlock(&l->ln_lock);
 	/* Only a PD svc_rdma_get_pd() gave out: the connections use it. */
 	if (!d) {
 		errno = EINVAL;
@@ -385,21 +384,21 @@ int svc_rdma_pool_add(SVCXPRT *xprt, struct ibv_mr *mr)
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = rpcrdma_pool_init(&r->rg_pool, rpcrdma_mr_len(mr), RPCRDMA_POOL_UNIT);
+	rc = rpcrdma_pool_init(&r->rgn_pool, rpcrdma_mr_len(mr), RPCRDMA_POOL_UNIT);
 	if (rc) {
 		free(r);
 		errno = -rc;
 		return -1;
 	}
-	r->rg_mem = rpcrdma_mr_addr(mr);
-	r->rg_mr = mr;
-	r->rg_user = 1;
-	pthread_mutex_lock(&d->sd_lock);
+	r->rgn_mem = rpcrdma_mr_addr(mr);
+	r->rgn_mr = mr;
+	r->rgn_user = 1;
+	pthread_mutex_lock(&d->dv_lock);
 	/* After the program's earlier regions, before ours. */
-	for (pp = &d->sd_regions; *pp && (*pp)->rg_user; pp = &(*pp)->rg_next)
+	for (pp = &d->dv_regions; *pp && (*pp)->rgn_user; pp = &(*pp)->rgn_next)
 		;
-	r->rg_next = *pp;
+	r->rgn_next = *pp;
 	*pp = r;
-	pthread_mutex_unlock(&d->sd_lock);
+	pthread_mutex_unlock(&d->dv_lock);
 	return 0;
 }

@@ -3,8 +3,8 @@
  * its connections share, and on it the program's regions and our own
  * pool (pool_size) from which each Call takes only the bytes it needs.
  */
-#ifndef RPCRDMA_SVC_POOL_H
-#define RPCRDMA_SVC_POOL_H
+#ifndef RPCRDMA_SVC_MEM_H
+#define RPCRDMA_SVC_MEM_H
 
 #include <pthread.h>
 #include <stddef.h>
@@ -17,25 +17,25 @@ struct svc_rdma_conn;
 
 /* One registered region a pool allocator carves up. */
 struct svc_rdma_region {
-	struct svc_rdma_region *rg_next;
-	char *rg_mem;
-	struct ibv_mr *rg_mr;
-	int rg_user;			/* the program's (svc_rdma_pool_add) */
-	struct rpcrdma_pool rg_pool;
+	struct svc_rdma_region *rgn_next;
+	char *rgn_mem;
+	struct ibv_mr *rgn_mr;
+	int rgn_user;			/* the program's (svc_rdma_pool_add) */
+	struct rpcrdma_pool rgn_pool;
 };
 
 /* One device a listener's connections use; lives as long as the listener. */
 struct svc_rdma_dev {
-	struct svc_rdma_dev *sd_next;
-	struct ibv_context *sd_verbs;
-	struct ibv_pd *sd_pd;
-	int sd_refs;			/* listener + connections, under sl_lock */
-	pthread_mutex_t sd_lock;	/* everything below */
-	struct svc_rdma_region *sd_regions; /* the program's first, then ours */
-	size_t sd_pool_size;		/* ours, registered on first use */
-	int sd_own_tried;
-	uint64_t sd_pinned;		/* ours and fallbacks, registered now */
-	uint64_t sd_pinned_peak;
+	struct svc_rdma_dev *dv_next;
+	struct ibv_context *dv_verbs;
+	struct ibv_pd *dv_pd;
+	int dv_refs;			/* listener + connections, under ln_lock */
+	pthread_mutex_t dv_lock;	/* everything below */
+	struct svc_rdma_region *dv_regions; /* the program's first, then ours */
+	size_t dv_pool_size;		/* ours, registered on first use */
+	int dv_own_tried;
+	uint64_t dv_pinned;		/* ours and fallbacks, registered now */
+	uint64_t dv_pinned_peak;
 };
 
 /* The registered bytes one Call (or its Reply) uses. */
@@ -58,6 +58,10 @@ struct svc_rdma_dev *svc_rdma_dev_get(struct svc_rdma_listener *l,
 				      struct ibv_context *verbs);
 void svc_rdma_dev_put(struct svc_rdma_listener *l, struct svc_rdma_dev *d);
 void svc_rdma_devs_fini(struct svc_rdma_listener *l);
+/* svc_rdma_get_pd(3), svc_rdma_pool_add(3) for a listener (NULL: EINVAL). */
+struct ibv_pd *svc_rdma_mem_get_pd(struct svc_rdma_listener *l,
+				   struct ibv_context *verbs);
+int svc_rdma_mem_add(struct svc_rdma_listener *l, struct ibv_mr *mr);
 void svc_rdma_devs_pinned(struct svc_rdma_listener *l, uint64_t *now,
 			  uint64_t *peak);
 
@@ -71,4 +75,4 @@ void svc_rdma_buf_put(struct svc_rdma_conn *c, struct svc_rdma_buf *b);
 void svc_rdma_buf_hold(struct svc_rdma_conn *c, struct svc_rdma_buf *b);
 void svc_rdma_bufs_free(struct svc_rdma_conn *c);
 
-#endif /* RPCRDMA_SVC_POOL_H */
+#endif /* RPCRDMA_SVC_MEM_H */

@@ -1,0 +1,206 @@
+/*
+ * A connection's Calls as they come: taken off its queue, their transport
+ * header judged (svc_recv.c), Read chunks pulled, the RPC header decoded,
+ * the duplicate request cache asked; a bad one answered or dropped here.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "poller.h"
+#include "svc_drc.h"
+#include "svc_recv.h"
+#include "svc_int.h"
+
+
+/*
+ * Check one received message's transport header.  Returns the offset of
+ * the RPC Call in it, or -1 after dealing with a bad one as RFC 8166 says:
+ * ERR_VERS for another version, ERR_CHUNK for an unusable header, a silent
+ * drop for a message too short to attribute.
+ */
+static void count_bad_call(struct svc_rdma_conn *c)
+{
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+}
+
+/*
+ * Decode the transport header of a received Call into ct->ct_hdr and
+ * find its RPC message: inline after the header, or reassembled from its
+ * Read chunks.  0 with the message at *msgp; -1 when the Call was
+ * answered with RDMA_ERROR or dropped (counted either way).
+ */
+static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
+{
+	struct rpcrdma_hdr *h = &ct->ct_hdr;
+	struct rpcrdma_chunk_limits lim;
+	struct svc_rdma_recv rv;
+	int rc;
+
+	svc_rdma_chunk_limits(c, &lim);
+	svc_rdma_recv_decide(rep->rr_buf, rep->rr_len, &lim, h, &rv);
+	if (rv.rv_why)
+		RPCRDMA_DBG("conn %p: xid %#x refused: %s", (void *)c, h->rh_xid,
+			    rv.rv_why);
+	switch (rv.rv_verdict) {
+	case SVC_RDMA_RECV_INLINE:
+		*msgp = (char *)rep->rr_buf + rv.rv_off;
+		*lenp = rv.rv_len;
+		return 0;
+	case SVC_RDMA_RECV_PULL:
+		break;
+	case SVC_RDMA_RECV_ERR_VERS:
+		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_VERS);
+		return -1;
+	case SVC_RDMA_RECV_ERR_CHUNK:
+		if (rv.rv_over_limit)
+			svc_rdma_count_chunk_limit(c);
+		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
+		return -1;
+	case SVC_RDMA_RECV_DROP:
+	default:
+		count_bad_call(c);
+		return -1;
+	}
+	rc = svc_rdma_pull_call(c, ct, &rv.rv_map, rep->rr_buf + rv.rv_off,
+				msgp, lenp);
+	if (!rc)
+		return 0;
+	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
+		    h->rh_xid, rc);
+	if (rc == -ENOMEM) {
+		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
+		return -1;
+	}
+	/* The Reads failed or stalled: the connection goes, alone. */
+	if (rc == -ETIMEDOUT)
+		svc_rdma_conn_stalled(c, "a Call's RDMA Reads");
+	count_bad_call(c);
+	return -1;
+}
+
+/*
+ * A Call of another RPC version (RFC 5531 section 9): xdr_callmsg()
+ * refuses it, but the peer is owed MSG_DENIED / RPC_MISMATCH naming the
+ * one version we speak, on the connection, which stays up.  1 when msg
+ * was such a Call and was answered (its receive reposted), 0 when it is
+ * no RPC Call at all (the caller drops it).
+ */
+static int deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		     struct rpcrdma_rep *rep, const char *m, uint32_t len)
+{
+	struct rpc_msg reply;
+	uint32_t xid;
+
+	if (!svc_rdma_other_rpcvers(m, len, &xid))
+		return 0;
+	memset(&reply, 0, sizeof(reply));
+	reply.rm_direction = REPLY;
+	reply.rm_reply.rp_stat = MSG_DENIED;
+	reply.rjcted_rply.rj_stat = RPC_MISMATCH;
+	reply.rjcted_rply.rj_vers.low = RPC_MSG_VERSION;
+	reply.rjcted_rply.rj_vers.high = RPC_MSG_VERSION;
+	ct->ct_cur = rep;
+	ct->ct_xid = xid;
+	ct->ct_answered = 0;
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_bad_calls++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	/* No results: no auth flavour to wrap them. */
+	svc_rdma_reply(c, NULL, &reply);
+	/* Sent or not, the receive is back (reply_send reposts it). */
+	if (ct->ct_cur) {
+		svc_rdma_conn_repost(c, ct->ct_cur);
+		ct->ct_cur = NULL;
+	}
+	return 1;
+}
+
+bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
+{
+	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
+	uint32_t nrecv = c->cn_x.rx_ep.re_nrecv;
+
+	if (!ct)
+		return FALSE;
+	/* A dispatcher that never replied leaves its Call behind. */
+	svc_rdma_call_release(c, ct);
+	if (c->cn_threaded) {
+		/* The leader reaps and sleeps; here, at most a look. */
+		if (!__atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED))
+			svc_rdma_conn_reap(c);
+	} else if (!c->cn_qlen) {
+		/* svc_run woke us: consume the channel's event, then poll. */
+		if (rpcrdma_cq_drain_events(&c->cn_x.rx_ep)) {
+			pthread_mutex_lock(&c->cn_x.rx_lock);
+			c->cn_x.rx_stats.rs_wakeups++;
+			pthread_mutex_unlock(&c->cn_x.rx_lock);
+		}
+		svc_rdma_conn_reap(c);
+	}
+	RPCRDMA_DBG("conn %p: %u Calls queued, dead %d", (void *)c, c->cn_qlen,
+		    c->cn_x.rx_dead);
+	for (;;) {
+		struct rpcrdma_rep *rep = NULL;
+		struct rpcrdma_drc_reply kept;
+		uint32_t len;
+		char *m;
+
+		/* svc_run: this turn's budget spent (on bad ones too), the
+		 * rest waits for the next turn (conn_stat yields). */
+		if (!c->cn_threaded && c->cn_turn >= SVC_RDMA_TURN_CALLS)
+			break;
+		/* Taken under the lock, handled outside it: a bad header's
+		 * RDMA_ERROR may have to reap for a send context. */
+		pthread_mutex_lock(&c->cn_lock);
+		if (c->cn_qlen) {
+			rep = c->cn_queue[c->cn_qhead];
+			c->cn_qhead = (c->cn_qhead + 1) % nrecv;
+			__atomic_store_n(&c->cn_qlen, c->cn_qlen - 1,
+					 __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&c->cn_lock);
+		if (!rep)
+			break;
+		c->cn_turn++;
+		if (conn_check_call(c, ct, rep, &m, &len)) {
+			svc_rdma_conn_repost(c, rep);
+			continue;
+		}
+		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
+		if (!xdr_callmsg(&ct->ct_args, msg)) {
+			/* Another RPC version gets RPC_MISMATCH; what is no
+			 * RPC Call at all, nothing to answer it with. */
+			if (deny_vers(c, ct, rep, m, len))
+				continue;
+			count_bad_call(c);
+			svc_rdma_conn_repost(c, rep);
+			svc_rdma_buf_put(c, &ct->ct_callbuf);
+			continue;
+		}
+		__atomic_store_n(&c->cn_last_call_ns, rpcrdma_poll_now_ns(NULL),
+				 __ATOMIC_RELAXED);
+		ct->ct_cur = rep;
+		ct->ct_xid = msg->rm_xid;
+		ct->ct_answered = 0;
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		c->cn_x.rx_stats.rs_calls++;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
+		/* A retransmission: answered from the cache, or dropped. */
+		switch (svc_rdma_drc_check(c, ct, msg, m, len, &kept)) {
+		case SVC_RDMA_DRC_SERVE:
+			return TRUE;
+		case SVC_RDMA_DRC_RESEND:
+			svc_rdma_reply_kept(c, ct, &kept);
+			rpcrdma_drc_reply_free(&kept);
+			break;
+		case SVC_RDMA_DRC_DROP:
+			break;
+		}
+		/* Its receive goes back: the first copy is the one served. */
+		svc_rdma_call_release(c, ct);
+	}
+	return FALSE;
+}

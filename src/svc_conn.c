@@ -1,0 +1,314 @@
+/*
+ * One server connection below its SVCXPRT: completions reaped into its
+ * Call queue (the shared dispatcher, completion.h), receives reposted, a
+ * Call's resources released, and the connection lingered over and freed.
+ * Everything here takes the connection; svc_rdma.c wraps it for libtirpc.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "completion.h"
+#include "poller.h"
+#include "svc_drc.h"
+#include "svc_int.h"
+
+/* The Call this thread is serving (svc_threads.c sets it);
+ * svc_rdma_conn_call() in svc_int.h reads it. */
+__thread struct svc_rdma_call *svc_rdma_thread_call;
+
+/* Add one connection's counters into a sum. */
+void svc_rdma_stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s)
+{
+	const uint64_t *src = (const uint64_t *)s;
+	uint64_t *dst = (uint64_t *)sum;
+	size_t i;
+
+	uint64_t peak = sum->rs_reads_peak > s->rs_reads_peak ?
+			sum->rs_reads_peak : s->rs_reads_peak;
+
+	for (i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		dst[i] += src[i];
+	sum->rs_reads_peak = peak;	/* a most, not a sum */
+}
+
+/* ---- one connection ------------------------------------------------------ */
+
+/* The connection failed (first cause kept). */
+static void conn_fail(struct rpcrdma_xprt *x, int err)
+{
+	pthread_mutex_lock(&x->rx_lock);
+	if (!x->rx_dead)
+		x->rx_dead = err;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+/*
+ * A completion failed the connection (first cause kept).  One no context
+ * can be recovered for (no wr_id, or a kind we never post) has nothing to
+ * hand it to: counted, and the connection fails, alone: a receive or send
+ * slot may be lost with it.
+ */
+static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
+{
+	struct svc_rdma_conn *c = owner;
+	struct rpcrdma_xprt *x = &c->cn_x;
+
+	if (!unknown) {
+		conn_fail(x, -ECONNRESET);
+		return;
+	}
+	RPCRDMA_DBG("conn: completion of %s %d (%s) refused",
+		    wc->wc_ctx ? "unknown kind" : "no context",
+		    wc->wc_ctx ? (int)wc->wc_ctx->cq_kind : 0, wc->wc_status);
+	pthread_mutex_lock(&x->rx_lock);
+	x->rx_stats.rs_cqe_unknown++;
+	if (!x->rx_dead)
+		x->rx_dead = -EIO;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+/* A Receive completed: into the Call queue (reap lock held). */
+static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
+{
+	struct svc_rdma_conn *c = owner;
+
+	c->cn_queue[(c->cn_qhead + c->cn_qlen++) % c->cn_x.rx_ep.re_nrecv] = rep;
+}
+
+/* The server posts Sends, Receives and RDMA Read/Write chains. */
+static const struct rpcrdma_cq_ops conn_cq_ops = {
+	.cqo_name = "conn",
+	.cqo_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_MEMBER),
+	.cqo_recv = conn_cqe_recv,
+	.cqo_fail = conn_cqe_fail,
+};
+
+/*
+ * Reap completions into the Call queue: how many completions, or a
+ * negative errno.  The CQ is not armed here: that happens only on the way
+ * back to sleep (conn_stat), never per message.
+ */
+static int conn_reap_locked(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+	int n = rpcrdma_cq_reap(x, &conn_cq_ops, c);
+
+	if (n < 0) {
+		pthread_mutex_lock(&x->rx_lock);
+		x->rx_dead = n;
+		pthread_mutex_unlock(&x->rx_lock);
+	}
+	return n;
+}
+
+/* Service threads reap one CQ from several threads: one at a time. */
+static int conn_reap(struct svc_rdma_conn *c)
+{
+	int n;
+
+	pthread_mutex_lock(&c->cn_lock);
+	n = conn_reap_locked(c);
+	pthread_mutex_unlock(&c->cn_lock);
+	/* Async Replies whose Sends just completed: their results go back. */
+	if (n > 0)
+		rpcrdma_xprt_run_releases(&c->cn_x);
+	return n;
+}
+
+int svc_rdma_conn_reap(struct svc_rdma_conn *c)
+{
+	return conn_reap(c);
+}
+
+/* ---- the connection's side of the completion model (poller.h) ----------- */
+
+static int conn_po_reap(void *arg)
+{
+	return conn_reap(arg);
+}
+
+/* A Call to serve, or the connection is gone: back to the dispatcher. */
+static int conn_po_done(void *arg)
+{
+	struct svc_rdma_conn *c = arg;
+
+	return __atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED);
+}
+
+static int conn_po_arm(void *arg)
+{
+	return rpcrdma_cq_arm(&((struct svc_rdma_conn *)arg)->cn_x.rx_ep);
+}
+
+/* svc_run() sleeps in poll(2) on the channel: no po_sleep. */
+static const struct rpcrdma_poll_ops conn_spin_ops = {
+	.po_reap = conn_po_reap,
+	.po_done = conn_po_done,
+	.po_arm = conn_po_arm,
+	.po_now_ns = rpcrdma_poll_now_ns,
+};
+
+static void conn_add_poll_stats(struct svc_rdma_conn *c,
+				const struct rpcrdma_poll_stats *ps)
+{
+	struct rpcrdma_stats *st = &c->cn_x.rx_stats;
+
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	st->rs_wakeups += ps->ps_wakeups;
+	st->rs_busy_poll_hits += ps->ps_hits;
+	st->rs_busy_poll_misses += ps->ps_misses;
+	st->rs_empty_polls += ps->ps_empty;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+}
+
+/*
+ * Nothing queued: spin up to spin_us for the next Call before arming the
+ * CQ and going back to svc_run's poll(2).  1 if a Call (or the
+ * connection's death) is there to handle, 0 to sleep (the CQ armed).
+ */
+int svc_rdma_conn_spin(struct svc_rdma_conn *c, uint32_t spin_us)
+{
+	struct rpcrdma_poll_stats ps = { 0 };
+	int rc;
+
+	if (conn_po_done(c))
+		return 1;
+	rc = rpcrdma_poll_wait(&conn_spin_ops, c, spin_us, 0, &ps);
+	conn_add_poll_stats(c, &ps);
+	return rc == 0;
+}
+
+/*
+ * Called by the Send path when every send context is in use: the service
+ * thread is the only one reaping, so wait briefly for a completion and
+ * reap it here, queueing any Calls that come with it.  The CQ is armed
+ * only if nothing is there yet.
+ */
+void svc_rdma_conn_reap_wait(void *arg)
+{
+	struct svc_rdma_conn *c = arg;
+	struct rpcrdma_ep *ep = &c->cn_x.rx_ep;
+
+	/* Threaded: the channel is the leader's; reap, or let time pass. */
+	if (c->cn_threaded) {
+		if (!conn_reap(c))
+			usleep(500);
+		return;
+	}
+	if (conn_reap(c) || rpcrdma_cq_arm(ep) || conn_reap(c))
+		return;
+	if (rpcrdma_cq_sleep(ep, 10) > 0) {
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		c->cn_x.rx_stats.rs_wakeups++;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
+	}
+	conn_reap(c);
+}
+
+static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+
+	pthread_mutex_lock(&x->rx_lock);
+	if (rpcrdma_xprt_repost(x, rep) && !x->rx_dead)
+		x->rx_dead = -ECONNRESET;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+{
+	conn_repost(c, rep);
+}
+
+/* A Call is answered (or abandoned): its receive and chunk buffer go back. */
+void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
+{
+	svc_rdma_drc_release(c, ct);
+	if (ct->ct_cur) {
+		conn_repost(c, ct->ct_cur);
+		ct->ct_cur = NULL;
+	}
+	svc_rdma_buf_put(c, &ct->ct_callbuf);
+}
+
+
+/*
+ * A healthy connection destroyed by the server itself (svc_destroy(), or
+ * its listener's) may have just posted its last Reply, unsignaled:
+ * disconnecting at once flushes it unsent, and a client waiting for it (a
+ * SHUTDOWN-style Call) gets nothing.  So linger, reaping, until every Send
+ * is known complete or SVC_RDMA_LINGER_MS pass, as close(2) lets a
+ * socket's queued data go.  A dead connection goes at once.
+ */
+#define SVC_RDMA_LINGER_MS 100
+
+static void conn_linger(struct svc_rdma_conn *c)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+	struct timespec end;
+	int done;
+
+	rpcrdma_deadline_ms(&end, SVC_RDMA_LINGER_MS);
+	for (;;) {
+		pthread_mutex_lock(&x->rx_lock);
+		done = x->rx_dead || x->rx_completed_seq >= x->rx_send_seq;
+		pthread_mutex_unlock(&x->rx_lock);
+		if (done || rpcrdma_deadline_passed(&end))
+			return;
+		conn_reap(c);
+		usleep(1000);
+	}
+}
+
+/* Under ln_lock: take c off a listener's list. */
+static void conn_unlink(struct svc_rdma_conn **pp, struct svc_rdma_conn *c)
+{
+	for (; *pp; pp = &(*pp)->cn_next)
+		if (*pp == c) {
+			*pp = c->cn_next;
+			return;
+		}
+}
+
+void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
+{
+	struct svc_rdma_listener *l = c->cn_lst;
+
+	xprt_unregister(&c->cn_xprt);
+	/*
+	 * Off the live list (nothing picks or polls it any more) onto the
+	 * closing one, so svc_rdma_get_stats() still counts it while it
+	 * lingers: a server that reads its counters as a client goes saw
+	 * that client's connection nowhere.
+	 */
+	pthread_mutex_lock(&l->ln_lock);
+	conn_unlink(&l->ln_conns, c);
+	c->cn_next = l->ln_closing;
+	l->ln_closing = c;
+	pthread_mutex_unlock(&l->ln_lock);
+	/* svc_run: a Call its program never answered is forgotten. */
+	svc_rdma_drc_release(c, &c->cn_call);
+	conn_linger(c);
+	pthread_mutex_lock(&l->ln_lock);
+	conn_unlink(&l->ln_closing, c);
+	c->cn_x.rx_stats.rs_conns_freed++;
+	svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
+	pthread_mutex_unlock(&l->ln_lock);
+	rpcrdma_ep_disconnect(&c->cn_x.rx_ep);
+	svc_rdma_bufs_free(c);
+	rpcrdma_xprt_fini(&c->cn_x);
+	svc_rdma_dev_put(l, c->cn_dev);
+	/* Threaded: the private fd goes once nobody can look it up. */
+	if (c->cn_threaded)
+		close(c->cn_xprt.xp_fd);
+	pthread_mutex_destroy(&c->cn_lock);
+	free(c->cn_queue);
+	free(c->cn_scratch);
+	free(c->cn_rw);
+	free(c);
+}

@@ -1,0 +1,196 @@
+/*
+ * The RDMA server's private header: its listener, connection, Call and
+ * service-thread structures, and what each server file offers the files
+ * above it.  svc_rdma.c is the top (the only one speaking SVCXPRT); the
+ * sections below run from there downward, and a file calls only into
+ * sections after its own.
+ */
+#ifndef RPCRDMA_SVC_INT_H
+#define RPCRDMA_SVC_INT_H
+
+#include "rchunks.h"
+#include "rdma_rw.h"
+#include "svc_mem.h"
+#include "transport.h"
+#include "svc_limits.h"
+#include "svc_peers.h"
+#include <rpc/svc_mt.h>
+
+struct svc_rdma_listener;
+struct svc_rdma_conn;
+struct rpcrdma_drc_reply;
+
+/*
+ * The Call being served: one per connection under svc_run(), one per
+ * service thread in threaded mode, so parallel Calls share nothing.
+ */
+struct svc_rdma_call {
+	struct svc_rdma_conn *ct_conn;	/* threaded: the connection served */
+	struct rpcrdma_rep *ct_cur;	/* the Call's receive, until reposted */
+	uint32_t ct_xid;		/* its xid: svc_sendreply() leaves it 0 */
+	int ct_answered;		/* a Reply or RDMA_ERROR went for it */
+	uint32_t ct_slot;		/* which scratch slice its Reply uses */
+	XDR ct_args;			/* decoder over ct_cur's RPC message */
+	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */
+	struct svc_rdma_buf ct_callbuf;	/* its Read chunks' Call, until answered */
+	/* svc_rdma_sendreply_async: run once the results are unreferenced */
+	struct rpcrdma_release ct_rel;	/* rl_fn NULL: svc_sendreply() */
+	int ct_rel_queued;		/* reply_send queued ct_rel */
+	int ct_rel_status;		/* else: errno for rl_fn, 0 if sent */
+	struct rpcrdma_drc_entry *ct_drc; /* drc_size: its entry until answered */
+};
+
+/* One accepted connection. */
+struct svc_rdma_conn {
+	SVCXPRT cn_xprt;
+	SVCXPRT_EXT cn_ext;
+	struct rpcrdma_xprt cn_x;
+	struct svc_rdma_listener *cn_lst;
+	struct svc_rdma_conn *cn_next;	/* listener's list of connections */
+	pthread_mutex_t cn_lock;	/* the Call queue and CQ reaping */
+	struct rpcrdma_rep **cn_queue;	/* Calls received, not yet served */
+	uint32_t cn_qhead, cn_qlen;
+	struct svc_rdma_call cn_call;	/* svc_run mode: the Call being served */
+	char *cn_scratch;		/* Reply head/tail storage (copied when sent) */
+	uint32_t cn_nslots;		/* Calls served at once: scratch slices */
+	struct rpcrdma_rw_ctx *cn_rw;	/* per slot: its Calls' RDMA Reads and
+					 * Writes (rdma_rw.h: the connection's) */
+	struct svc_rdma_dev *cn_dev;	/* its device: shared PD, chunk pool */
+	struct svc_rdma_held *cn_held;	/* buffers a failed Read/Write may reach */
+	int cn_threaded;		/* served by the listener's threads */
+	int cn_refs;			/* threaded: threads serving it (ln_lock) */
+	struct svc_rdma_conn *cn_gone;	/* threaded: the leader's to destroy */
+	struct svc_rdma_addr cn_laddr;	/* xp_ltaddr's storage */
+	struct svc_rdma_addr cn_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
+	int cn_lost;			/* the peer or fabric ended it (rx_lock) */
+	uint64_t cn_last_call_ns;	/* a Call last came (idle_timeout_ms) */
+	struct svc_rdma_mem cn_mem;	/* max_conn_memory (cn_dev->dv_lock) */
+	/* svc_run mode, fair turns (svc_loop.c): */
+	uint32_t cn_turn;		/* Calls taken in this turn */
+	uint64_t cn_yield_gen;		/* the kick pass that serves it next; 0: none */
+	int cn_penalized;		/* its peer stalled: no time to block (atomic) */
+};
+
+/* The service threads of one listener (threaded mode only). */
+struct svc_rdma_threads {
+	pthread_t *th_threads;
+	uint32_t th_nthreads;
+	pthread_cond_t th_cond;		/* Calls queued, or a leader is wanted */
+	int th_leader;			/* one thread polls, the others wait */
+	int th_stop;
+	int th_wakefd;			/* eventfd: refresh the leader's set, stop */
+	uint32_t th_since_lead;		/* Calls picked since a thread last led */
+};
+
+struct svc_rdma_listener {
+	SVCXPRT ln_xprt;
+	SVCXPRT_EXT ln_ext;
+	struct rpcrdma_options ln_opts;
+	struct rpcrdma_optsrc ln_src;	/* configuration read at creation */
+	struct rdma_event_channel *ln_ch;
+	struct rdma_cm_id *ln_id;
+	pthread_mutex_t ln_lock;
+	struct svc_rdma_conn *ln_conns;
+	struct svc_rdma_conn *ln_closing; /* unlinked, being destroyed: their
+					   * counters not yet in ln_closed */
+	struct rpcrdma_stats ln_closed;	/* counters of connections gone, and
+					 * the leader's poll counters */
+	struct svc_rdma_threads ln_threads;
+	struct svc_rdma_dev *ln_devs;	/* per device: PD and chunk pool */
+	struct svc_rdma_addr ln_laddr;	/* xp_ltaddr's storage */
+	SVCXPRT ln_idle_xprt;		/* svc_run mode: the idle timer */
+	SVCXPRT_EXT ln_idle_ext;
+	SVCXPRT ln_kick_xprt;		/* svc_run mode: turns of yielded connections */
+	SVCXPRT_EXT ln_kick_ext;
+	SVCXPRT ln_conn_xprt;		/* what a connection's SVCXPRT starts as:
+					 * svc_rdma.c's ops (svc_accept.c) */
+	uint64_t ln_kick_gen;		/* kick passes so far */
+	struct svc_rdma_peers ln_peers;	/* peers refused for stalling (ln_lock) */
+	struct svc_rdma_drc *ln_drc;	/* drc_size: the duplicate request cache */
+};
+
+/* svc_threads.c: service threads (ro_svc_threads > 0). */
+int svc_threads_start(struct svc_rdma_listener *l);
+void svc_threads_stop(struct svc_rdma_listener *l);
+void svc_threads_kick(struct svc_rdma_listener *l);
+
+/* svc_accept.c: connection requests, and connections the CM says are gone. */
+void svc_rdma_lst_events(struct svc_rdma_listener *l);
+
+/* svc_idle.c: idle_timeout_ms. */
+void svc_rdma_idle_sweep(struct svc_rdma_listener *l);
+int svc_rdma_idle_open(struct svc_rdma_listener *l, int *fdp);
+void svc_rdma_idle_tick(struct svc_rdma_listener *l, int fd);
+
+/* svc_call.c: the next Call of a connection, decoded into msg; FALSE: none. */
+bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg);
+
+/* svc_reply.c: Replies, RDMA_ERRORs, and tearing down a stalled peer. */
+bool_t svc_rdma_reply(struct svc_rdma_conn *c, SVCAUTH *auth,
+		      struct rpc_msg *msg);
+void svc_rdma_reply_kept(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			 const struct rpcrdma_drc_reply *kept);
+void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
+			      uint32_t err);
+void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what);
+/* How long one Send, or one RDMA Read/Write chain, may take before its
+ * connection counts as stalled: svc_stall_ms, plus a chain's bytes at a
+ * floor rate (svc_rdma_stall_deadline, svc_rdma_stall_budget_ms). */
+
+/* svc_chunks.c: Read chunks in, Reply and Write chunks out. */
+/* Largest Call reassembled from Read chunks, and largest chunked Reply:
+ * the per-slot buffers, and the ceiling of max_chunk_bytes. */
+#define SVC_RDMA_MAX_CALL	RPCRDMA_SVC_CHUNK_BYTES
+#define SVC_RDMA_MAX_REPLY	RPCRDMA_SVC_CHUNK_BYTES
+
+void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
+			   struct rpcrdma_chunk_limits *lim);
+void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c);
+int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		       const struct rpcrdma_call_map *m, const uint8_t *inl,
+		       char **msgp, uint32_t *lenp);
+int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			const struct svc_rdma_buf *b, uint64_t off,
+			const struct rpcrdma_chunk *written);
+
+/* svc_conn.c: one connection below its SVCXPRT. */
+extern __thread struct svc_rdma_call *svc_rdma_thread_call;
+void svc_rdma_stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s);
+int svc_rdma_conn_reap(struct svc_rdma_conn *c);
+int svc_rdma_conn_spin(struct svc_rdma_conn *c, uint32_t spin_us);
+void svc_rdma_conn_reap_wait(void *arg);
+void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
+void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
+void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
+
+/*
+ * The Call state of this connection: its own under svc_run(), the calling
+ * service thread's in threaded mode; NULL from a thread that is not
+ * serving this connection (it has no Call of it to answer).
+ */
+static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
+{
+	struct svc_rdma_call *ct = svc_rdma_thread_call;
+
+	if (!c->cn_threaded)
+		return &c->cn_call;
+	return ct && ct->ct_conn == c ? ct : NULL;
+}
+
+/*
+ * svc_loop.c: the serving loop's rules (its opening comment says who
+ * polls, who sleeps, who wakes whom).  A connection's turn is at most
+ * SVC_RDMA_TURN_CALLS Calls: a quarter of the default 32 credits, so a
+ * peer keeping its whole window full is served in four turns while every
+ * other ready connection, the CM channel and the idle timer get theirs.
+ */
+#define SVC_RDMA_TURN_CALLS 8
+int svc_rdma_kick_open(struct svc_rdma_listener *l, int *fdp);
+void svc_rdma_kick_pass(struct svc_rdma_listener *l, int kickfd);
+void svc_rdma_conn_yield(struct svc_rdma_conn *c);
+void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
+			     struct timespec *ts);
+void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
+int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
+
+#endif /* RPCRDMA_SVC_INT_H */
