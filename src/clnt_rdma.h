@@ -170,7 +170,6 @@ struct rpcrdma_req *cr_slot_find(struct clnt_rdma *cr, uint32_t xid);
 void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq);
 void cr_fail_all(struct clnt_rdma *cr, int err);
 bool cr_can_reconnect(const struct clnt_rdma *cr);
-void cr_conn_lost(struct clnt_rdma *cr);
 int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
 		      const struct timespec *deadline);
 void cr_ep_get(struct clnt_rdma *cr);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include "clnt_rdma.h"
 
+static void cr_conn_lost(struct clnt_rdma *cr);
+
 /* ---- call slots ---------------------------------------------------------- */
 
 /* Whether a slot in @s holds one of the credits the server granted. */
@@ -126,7 +128,7 @@ bool cr_can_reconnect(const struct clnt_rdma *cr)
 }
 
 /* A loss noticed, lock held (cr_fail_all): kick the reconnector once. */
-void cr_conn_lost(struct clnt_rdma *cr)
+static void cr_conn_lost(struct clnt_rdma *cr)
 {
 	uint64_t one = 1;
 

@@ -1,6 +1,6 @@
 /*
  * A pure allocator over one region of registered memory: fixed units,
- * a bitmap, first-fit runs.  No verbs and no locking here (svc_pool.c
+ * a bitmap, first-fit runs.  No verbs and no locking here (svc_mem.c
  * registers the region and serializes the calls).
  */
 #ifndef RPCRDMA_POOL_H

@@ -63,7 +63,7 @@ static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
 				     struct rdma_cm_event *ev)
 {
 	ev->id->context = NULL;
-	rdma_reject(ev->id, NULL, 0);
+	rpcrdma_cm_reject(ev->id);
 	pthread_mutex_lock(&l->ln_lock);
 	l->ln_closed.rs_conns_refused++;
 	pthread_mutex_unlock(&l->ln_lock);
@@ -184,7 +184,7 @@ out_free:
 	if (fd >= 0)
 		close(fd);
 	if (ev->id->qp)
-		rdma_destroy_qp(ev->id);
+		rpcrdma_cm_destroy_qp(ev->id);
 	x->rx_ep.re_id = NULL;
 	conn_free_early(l, c);
 out_reject:
@@ -196,11 +196,11 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 {
 	struct rdma_cm_event *ev;
 
-	while (!rdma_get_cm_event(l->ln_ch, &ev)) {
+	while (!rpcrdma_cm_next(l->ln_ch, &ev)) {
 		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
 		struct rdma_cm_id *refused = NULL;
 
-		RPCRDMA_DBG("listener: %s status %d", rdma_event_str(ev->event),
+		RPCRDMA_DBG("listener: %s status %d", rpcrdma_cm_event_name(ev),
 			    ev->status);
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
@@ -221,14 +221,14 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 					c->cn_x.rx_stats.rs_conns_lost++;
 				}
 				pthread_mutex_unlock(&c->cn_x.rx_lock);
-				rdma_disconnect(ev->id);
+				rpcrdma_cm_disconnect(ev->id);
 				gone = c;
 			}
 			break;
 		}
-		rdma_ack_cm_event(ev);
+		rpcrdma_cm_ack(ev);
 		if (refused)
-			rdma_destroy_id(refused);
+			rpcrdma_cm_destroy_id(refused);
 		/*
 		 * Without service threads nobody else may ever destroy it: its
 		 * CQ fires only if flushes come after it was armed, which a

@@ -178,8 +178,8 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
 }
 
 /*
- * svc_loop.c: the serving loop's rules (its opening comment says who
- * polls, who sleeps, who wakes whom).  A connection's turn is at most
+ * svc_loop.c: the serving loop's rules (who polls, who sleeps, who wakes
+ * whom: src/event-loop.md).  A connection's turn is at most
  * SVC_RDMA_TURN_CALLS Calls: a quarter of the default 32 credits, so a
  * peer keeping its whole window full is served in four turns while every
  * other ready connection, the CM channel and the idle timer get theirs.

@@ -1,58 +1,8 @@
 /*
- * The server's serving loop: who polls, who sleeps, who wakes whom (below,
- * kept true here and nowhere else), fair turns under svc_run() (the kick),
- * per-peer stall budgets, and the private loop svc_rdma_serve().
- *
- * svc_run() mode (svc_threads 0): one thread, libtirpc's, does everything.
- *   Sleeps: svc_run() in poll(2) over every registered descriptor: the
- *   listener's CM channel, each connection's completion channel (its xp_fd),
- *   the idle timer (svc_idle.c) and the kick eventfd.
- *   Wakes it: a CM event; a completion on an armed CQ (the channel fires
- *   once per arming); the timer; a write to the kick.
- *   Polls: for each ready descriptor libtirpc's svc_getreq_common() calls
- *   xp_recv, then xp_stat, and again while xp_stat says XPRT_MOREREQS: that
- *   is the descriptor's turn.  lst_recv takes every CM event (accepts,
- *   refusals, connections gone, destroyed at once); idle_recv sweeps idle
- *   connections; conn_recv reaps its own CQ only and takes one queued Call.
- *   A connection's turn: conn_stat spins up to busy_poll_us for its next
- *   Call (XPRT_MOREREQS), but after SVC_RDMA_TURN_CALLS Calls it only looks
- *   (no spin): Calls still queued, it yields (svc_rdma_conn_yield: marked
- *   for the next kick pass, the kick written) and says XPRT_IDLE, so libtirpc
- *   goes on to the next ready descriptor; the next poll(2) returns at once,
- *   with the CM channel, the timer and every other channel, and kick_recv
- *   gives each yielded connection its next turn.  One pass of svc_run() thus
- *   serves any connection at most two turns (its channel's and the kick's).
- *   A CQ is armed only when its connection's turn ends with nothing queued
- *   (conn_spin): the one way back to sleep, so no completion is missed.
- *   Blocks: inside a turn, waiting for a send context, a Reply's Send or a
- *   Read/Write chain, reaping that connection's CQ only, at most
- *   svc_stall_ms (a chain: plus its bytes at 4 MiB/s; svc_rdma_stall_deadline);
- *   then the connection is torn down and its peer refused a while
- *   (svc_rdma_peer_stalled).  Dead
- *   connections: conn_stat says XPRT_DIED and libtirpc destroys them.
- *
- * Service threads (svc_threads N, svc_threads.c): svc_run(), or the
- *   program's loop, serves nothing: it sleeps on the listener's private
- *   eventfd, written only by svc_threads_kick() after svc_exit().
- *   Of the N threads at most one leads at a time: it alone polls the wake
- *   eventfd, the CM channel and every completion channel, collects dead
- *   connections and sweeps idle ones (set_build), reaps every CQ into the
- *   connections' Call queues, spins busy_poll_us, and only when no Call is
- *   queued anywhere arms every CQ and sleeps in poll(2) (at most 1 s).  The
- *   others take queued Calls (pick: round-robin, a connection goes to the
- *   tail after each Call) and, with none, sleep on th_cond.
- *   Who leads: a thread with no Call to take when nobody leads; and, however
- *   busy the connections, the next free thread once SVC_RDMA_TURN_CALLS
- *   Calls were taken since the last lead (a forced lead: one look at the CM
- *   channel and every CQ without sleeping, counted rs_forced_leads), so new
- *   connections, other connections' Calls, the idle sweep and cleanup never
- *   wait behind a busy connection.
- *   Wakes whom: a leader ending its turn broadcasts th_cond (followers take
- *   what it queued, one of them leads next); the thread that ends the last
- *   Call of a dead connection writes the wake eventfd so the leader collects
- *   it; svc_threads_stop() writes it and broadcasts.  A follower that needs
- *   a send context reaps its own connection's CQ (svc_rdma_conn_reap_wait),
- *   bounded by svc_stall_ms as above.
+ * The server's serving loop under svc_run(): fair turns (the kick), per-peer
+ * stall budgets, and the private loop svc_rdma_serve().  Who polls, who
+ * sleeps and who wakes whom, in both modes, is written once, in
+ * src/event-loop.md: keep it true there when a wait here changes.
  */
 #include "config.h"
 #include <errno.h>

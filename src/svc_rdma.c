@@ -298,8 +298,7 @@ static void lst_destroy(SVCXPRT *xprt)
 	svc_rdma_drc_stop(l);
 	/* After the last connection: nothing uses the PDs any more. */
 	svc_rdma_devs_fini(l);
-	rdma_destroy_id(l->ln_id);
-	rdma_destroy_event_channel(l->ln_ch);
+	rpcrdma_listen_close(l->ln_ch, l->ln_id);
 	pthread_mutex_destroy(&l->ln_lock);
 	rpcrdma_optsrc_fini(&l->ln_src);
 	free(l);
@@ -354,9 +353,9 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			goto out_listen;
 		}
 	}
-	l->ln_xprt.xp_port = ntohs(rdma_get_src_port(l->ln_id));
+	l->ln_xprt.xp_port = rpcrdma_id_port(l->ln_id);
 	svc_rdma_set_netbuf(&l->ln_xprt.xp_ltaddr, &l->ln_laddr,
-			    rdma_get_local_addr(l->ln_id));
+			    rpcrdma_id_local_addr(l->ln_id));
 	l->ln_xprt.xp_ops = &listener_ops;
 	l->ln_xprt.xp_ops2 = &svc_rdma_ops2;
 	l->ln_xprt.xp_netid = "rdma";
@@ -397,8 +396,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 	return &l->ln_xprt;
 
 out_listen:
-	rdma_destroy_id(l->ln_id);
-	rdma_destroy_event_channel(l->ln_ch);
+	rpcrdma_listen_close(l->ln_ch, l->ln_id);
 	pthread_mutex_destroy(&l->ln_lock);
 	rpcrdma_optsrc_fini(&l->ln_src);
 	free(l);

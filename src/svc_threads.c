@@ -3,7 +3,7 @@
  * connections, Calls of one connection in parallel, leader/follower: one
  * thread polls every CQ and the CM channel, the others serve what it
  * queued.  Each Call goes through libtirpc's svc_getreq_common().  Who
- * leads, sleeps and wakes whom: svc_loop.c's opening comment.
+ * leads, sleeps and wakes whom: src/event-loop.md.
  */
 #include "config.h"
 #include <errno.h>

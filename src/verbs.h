@@ -1,7 +1,9 @@
 /*
- * The thin verbs layer: every libibverbs/librdmacm call of the transports
- * lives in verbs.c.  Above it, the transports see plain data: buffers,
- * completions recovered to their typed contexts, and negative errnos.
+ * The thin verbs layer: every libibverbs/librdmacm call of the library
+ * lives in verbs.c (tools/callgraph shows who calls it).  Above it, the
+ * transports see plain data: buffers, completions recovered to their typed
+ * contexts (completion.h dispatches them), and negative errnos; of
+ * librdmacm's types they read only a CM event's fields.
  */
 #ifndef RPCRDMA_VERBS_H
 #define RPCRDMA_VERBS_H
@@ -167,7 +169,7 @@ int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
 void rpcrdma_dev_rd_limits(struct rpcrdma_ep *ep, uint32_t *init_max,
 			   uint32_t *resp_max);
 struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len);
-/* A protection domain several endpoints of one device share (svc_pool.c). */
+/* A protection domain several endpoints of one device share (svc_mem.c). */
 struct ibv_pd *rpcrdma_pd_alloc(struct ibv_context *verbs);
 int rpcrdma_pd_free(struct ibv_pd *pd);
 /* Local write access only, as rpcrdma_reg_mem, on a given PD. */
