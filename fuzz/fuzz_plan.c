@@ -93,21 +93,21 @@ static void check_rebuild(const struct rpcrdma_call_plan *pl, uint32_t total)
 	unsigned int i;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = 1;
-	h.rh_vers = RPCRDMA_VERSION;
-	h.rh_proc = pl->cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG : RPCRDMA_MSG;
-	h.rh_nreads = pl->cp_nrsegs;
+	h.hd_xid = 1;
+	h.hd_vers = RPCRDMA_VERSION;
+	h.hd_proc = pl->cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG : RPCRDMA_MSG;
+	h.hd_nreads = pl->cp_nrsegs;
 	for (i = 0; i < pl->cp_nrsegs; i++) {
-		h.rh_reads[i].rr_position = pl->cp_rsegs[i].rp_position;
-		h.rh_reads[i].rr_seg.rs_handle = i;
-		h.rh_reads[i].rr_seg.rs_length = pl->cp_rsegs[i].rp_len;
+		h.hd_reads[i].rd_position = pl->cp_rsegs[i].rp_position;
+		h.hd_reads[i].rd_seg.se_handle = i;
+		h.hd_reads[i].rd_seg.se_length = pl->cp_rsegs[i].rp_len;
 		/* The "remote address" is where the bytes are: a Read is a copy. */
-		h.rh_reads[i].rr_seg.rs_offset = (uintptr_t)pl->cp_rsegs[i].rp_addr;
+		h.hd_reads[i].rd_seg.se_offset = (uintptr_t)pl->cp_rsegs[i].rp_addr;
 	}
 	n = rpcrdma_hdr_encode(enc, sizeof(enc), &h);
 	FUZZ_CHECK(n > 0);
 	FUZZ_CHECK(rpcrdma_hdr_decode(enc, (size_t)n, &d) == 0);
-	FUZZ_CHECK(d.rh_nreads == h.rh_nreads && d.rh_hdrlen == (size_t)n);
+	FUZZ_CHECK(d.hd_nreads == h.hd_nreads && d.hd_hdrlen == (size_t)n);
 
 	ilen = rpcrdma_xdrbuf_copy_out(&pl->cp_inline, inl, sizeof(inl));
 	FUZZ_CHECK(ilen >= 0 && (size_t)ilen == pl->cp_inline.xb_len);
@@ -121,18 +121,18 @@ static void check_rebuild(const struct rpcrdma_call_plan *pl, uint32_t total)
 	memset(seen, 0, total);
 	memset(got, 0xa5, total);
 	for (i = 0; i < m.cm_ncopies; i++) {
-		FUZZ_CHECK(m.cm_copies[i].cc_src <= ilen &&
-			   m.cm_copies[i].cc_len <= ilen - m.cm_copies[i].cc_src);
-		place(m.cm_copies[i].cc_dst, m.cm_copies[i].cc_len, total);
-		memcpy(got + m.cm_copies[i].cc_dst, inl + m.cm_copies[i].cc_src,
-		       m.cm_copies[i].cc_len);
+		FUZZ_CHECK(m.cm_copies[i].cy_src <= ilen &&
+			   m.cm_copies[i].cy_len <= ilen - m.cm_copies[i].cy_src);
+		place(m.cm_copies[i].cy_dst, m.cm_copies[i].cy_len, total);
+		memcpy(got + m.cm_copies[i].cy_dst, inl + m.cm_copies[i].cy_src,
+		       m.cm_copies[i].cy_len);
 	}
 	for (i = 0; i < m.cm_npulls; i++) {
 		const struct rpcrdma_pull *p = &m.cm_pulls[i];
 
-		place(p->pl_dst, p->pl_seg.rs_length, total);
-		memcpy(got + p->pl_dst, (const void *)(uintptr_t)p->pl_seg.rs_offset,
-		       p->pl_seg.rs_length);
+		place(p->pl_dst, p->pl_seg.se_length, total);
+		memcpy(got + p->pl_dst, (const void *)(uintptr_t)p->pl_seg.se_offset,
+		       p->pl_seg.se_length);
 	}
 	for (i = 0; i < m.cm_nzeros; i++) {
 		FUZZ_CHECK(m.cm_zeros[i].zr_len >= 1 && m.cm_zeros[i].zr_len <= 3);
@@ -254,10 +254,10 @@ static void take_chunk(struct fuzz_in *in, struct rpcrdma_chunk *ch)
 	memset(ch, 0, sizeof(*ch));
 	ch->rc_nsegs = fuzz_take(in, 1) % (RPCRDMA_MAX_CHUNK_SEGS + 2);
 	for (i = 0; i < ch->rc_nsegs && i < RPCRDMA_MAX_CHUNK_SEGS; i++) {
-		ch->rc_segs[i].rs_handle = fuzz_take(in, 1);
-		ch->rc_segs[i].rs_length = fuzz_take(in, 1) & 1 ? fuzz_take(in, 4) :
+		ch->rc_segs[i].se_handle = fuzz_take(in, 1);
+		ch->rc_segs[i].se_length = fuzz_take(in, 1) & 1 ? fuzz_take(in, 4) :
 					   fuzz_take(in, 2);
-		ch->rc_segs[i].rs_offset = fuzz_take(in, 1) & 1 ?
+		ch->rc_segs[i].se_offset = fuzz_take(in, 1) & 1 ?
 			(uint64_t)fuzz_take(in, 4) << 32 | fuzz_take(in, 4) :
 			fuzz_take(in, 2);
 	}
@@ -273,18 +273,18 @@ static bool returned_ok(const struct rpcrdma_chunk *o, const struct rpcrdma_chun
 	if (r->rc_nsegs < 1 || r->rc_nsegs > o->rc_nsegs)
 		return false;
 	for (i = 0; i < r->rc_nsegs; i++) {
-		if (r->rc_segs[i].rs_handle != o->rc_segs[i].rs_handle ||
-		    r->rc_segs[i].rs_offset != o->rc_segs[i].rs_offset ||
-		    r->rc_segs[i].rs_length > o->rc_segs[i].rs_length)
+		if (r->rc_segs[i].se_handle != o->rc_segs[i].se_handle ||
+		    r->rc_segs[i].se_offset != o->rc_segs[i].se_offset ||
+		    r->rc_segs[i].se_length > o->rc_segs[i].se_length)
 			return false;
-		*sum += r->rc_segs[i].rs_length;
+		*sum += r->rc_segs[i].se_length;
 	}
 	/* Data is contiguous: segments before the last non-empty one are full. */
 	for (i = 0; i < r->rc_nsegs; i++)
-		if (r->rc_segs[i].rs_length)
+		if (r->rc_segs[i].se_length)
 			last_full = i;
 	for (i = 0; i < last_full; i++)
-		if (r->rc_segs[i].rs_length != o->rc_segs[i].rs_length)
+		if (r->rc_segs[i].se_length != o->rc_segs[i].se_length)
 			return false;
 	return true;
 }
@@ -306,8 +306,8 @@ static void fuzz_chunks(struct fuzz_in *in)
 	for (i = 0; i < offered.rc_nsegs; i++) {
 		const struct rpcrdma_segment *s = &offered.rc_segs[i];
 
-		wraps |= s->rs_offset + s->rs_length < s->rs_offset;
-		cap += s->rs_length;
+		wraps |= s->se_offset + s->se_length < s->se_offset;
+		cap += s->se_length;
 	}
 	c = rpcrdma_chunk_capacity(&offered);
 	FUZZ_CHECK(wraps ? c == -EBADMSG : c >= 0 && (uint64_t)c == cap);
@@ -336,7 +336,7 @@ static void fuzz_chunks(struct fuzz_in *in)
 		returned = offered;
 		if (returned.rc_nsegs) {
 			i = fuzz_take(in, 1) % returned.rc_nsegs;
-			returned.rc_segs[i].rs_length -= fuzz_take(in, 1);
+			returned.rc_segs[i].se_length -= fuzz_take(in, 1);
 			returned.rc_nsegs -= fuzz_take(in, 1) % returned.rc_nsegs;
 		}
 	}

@@ -33,18 +33,18 @@ static void place(uint32_t off, uint64_t len, uint32_t total)
 
 /*
  * An RDMA Read: the "remote memory" is the received bytes themselves,
- * from rs_offset on, wrapping, so the fuzzer also chooses what a Read
+ * from se_offset on, wrapping, so the fuzzer also chooses what a Read
  * brings (a long Call's RPC header included).
  */
 static void pull(uint8_t *dst, const struct rpcrdma_segment *seg, const uint8_t *mem,
 		 uint32_t memlen)
 {
-	uint32_t done = 0, at = (uint32_t)(seg->rs_offset % memlen), n;
+	uint32_t done = 0, at = (uint32_t)(seg->se_offset % memlen), n;
 
-	while (done < seg->rs_length) {
+	while (done < seg->se_length) {
 		n = memlen - at;
-		if (n > seg->rs_length - done)
-			n = seg->rs_length - done;
+		if (n > seg->se_length - done)
+			n = seg->se_length - done;
 		memcpy(dst + done, mem + at, n);
 		done += n;
 		at = 0;
@@ -62,12 +62,12 @@ static uint32_t rebuild(const struct svc_rdma_recv *rv, const uint8_t *inl)
 	for (i = 0; i < m->cm_ncopies; i++) {
 		const struct rpcrdma_copy *c = &m->cm_copies[i];
 
-		FUZZ_CHECK(c->cc_src <= rv->rv_len && c->cc_len <= rv->rv_len - c->cc_src);
-		place(c->cc_dst, c->cc_len, m->cm_len);
-		memcpy(call + c->cc_dst, inl + c->cc_src, c->cc_len);
+		FUZZ_CHECK(c->cy_src <= rv->rv_len && c->cy_len <= rv->rv_len - c->cy_src);
+		place(c->cy_dst, c->cy_len, m->cm_len);
+		memcpy(call + c->cy_dst, inl + c->cy_src, c->cy_len);
 	}
 	for (i = 0; i < m->cm_npulls; i++) {
-		place(m->cm_pulls[i].pl_dst, m->cm_pulls[i].pl_seg.rs_length, m->cm_len);
+		place(m->cm_pulls[i].pl_dst, m->cm_pulls[i].pl_seg.se_length, m->cm_len);
 		pull(call + m->cm_pulls[i].pl_dst, &m->cm_pulls[i].pl_seg, inl - rv->rv_off,
 		     rv->rv_off + rv->rv_len);
 	}
@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(rc == -ENODATA && size < RPCRDMA_HDRLEN_FIXED);
 		break;
 	case SVC_RDMA_RECV_ERR_VERS:
-		FUZZ_CHECK(rc == -EPROTONOSUPPORT && h.rh_vers != RPCRDMA_VERSION);
+		FUZZ_CHECK(rc == -EPROTONOSUPPORT && h.hd_vers != RPCRDMA_VERSION);
 		break;
 	case SVC_RDMA_RECV_ERR_CHUNK:
 		FUZZ_CHECK(rc == 0 || rc == -EBADMSG);
@@ -146,8 +146,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case SVC_RDMA_RECV_INLINE:
 	case SVC_RDMA_RECV_PULL:
 		FUZZ_CHECK(rc == 0 && memcmp(&h, &d, sizeof(h)) == 0);
-		FUZZ_CHECK(h.rh_proc == RPCRDMA_MSG || h.rh_proc == RPCRDMA_NOMSG);
-		FUZZ_CHECK(rv.rv_off == h.rh_hdrlen && rv.rv_off + rv.rv_len == size);
+		FUZZ_CHECK(h.hd_proc == RPCRDMA_MSG || h.hd_proc == RPCRDMA_NOMSG);
+		FUZZ_CHECK(rv.rv_off == h.hd_hdrlen && rv.rv_off + rv.rv_len == size);
 		FUZZ_CHECK(!rv.rv_why);
 		break;
 	default:
@@ -158,12 +158,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (rv.rv_verdict == SVC_RDMA_RECV_INLINE) {
-		FUZZ_CHECK(h.rh_nreads == 0 && h.rh_proc == RPCRDMA_MSG);
+		FUZZ_CHECK(h.hd_nreads == 0 && h.hd_proc == RPCRDMA_MSG);
 		decode_call(buf + rv.rv_off, rv.rv_len);
 		return 0;
 	}
-	FUZZ_CHECK(h.rh_nreads > 0);
-	if (h.rh_proc == RPCRDMA_NOMSG)
+	FUZZ_CHECK(h.hd_nreads > 0);
+	if (h.hd_proc == RPCRDMA_NOMSG)
 		FUZZ_CHECK(rv.rv_len == 0 && rv.rv_map.cm_ncopies == 0);
 	len = rebuild(&rv, buf + rv.rv_off);
 	decode_call(call, len);

@@ -116,7 +116,7 @@ corpora = {
         "msg-readch": hdr(MSG, reads=[(40, 1, 100, 0x1000)]) + call + u32(100),
         "msg-readch-tail": hdr(MSG, reads=[(44, 1, 99, 0x1000)]) + call + u32(99) + u32(5),
         "nomsg-long": hdr(NOMSG, reads=[(0, 1, 40, 0x1000), (0, 2, 100, 0x2000)]),
-        # The fuzz target's Reads read the received bytes at rs_offset: each
+        # The fuzz target's Reads read the received bytes at se_offset: each
         # segment brings its own handle word, so together they are a NULL Call.
         "nomsg-call-from-reads": hdr(NOMSG, reads=[(0, w, 4, 16 + 24 * i + 8) for i, w in
                                                    enumerate([0x1234, 0, 2, 0x20000099, 1, 0, 0, 0, 0, 0])]),

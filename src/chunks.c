@@ -256,14 +256,14 @@ int rpcrdma_chunk_returned(const struct rpcrdma_chunk *offered,
 		const struct rpcrdma_segment *o = &offered->rc_segs[i];
 		const struct rpcrdma_segment *r = &returned->rc_segs[i];
 
-		if (r->rs_handle != o->rs_handle || r->rs_offset != o->rs_offset ||
-		    r->rs_length > o->rs_length)
+		if (r->se_handle != o->se_handle || r->se_offset != o->se_offset ||
+		    r->se_length > o->se_length)
 			return -EBADMSG;
-		if (short_seen && r->rs_length)
+		if (short_seen && r->se_length)
 			return -EBADMSG;	/* a hole in the data */
-		if (r->rs_length < o->rs_length)
+		if (r->se_length < o->se_length)
 			short_seen = true;
-		sum += r->rs_length;
+		sum += r->se_length;
 	}
 	*total = sum;
 	return 0;

@@ -48,14 +48,14 @@ static int marshal_reads(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 
 	for (i = 0; i < pl->cp_nrsegs; i++) {
 		const struct rpcrdma_rseg_plan *rp = &pl->cp_rsegs[i];
-		struct rpcrdma_read_segment *rs = &h->rh_reads[h->rh_nreads];
+		struct rpcrdma_read_segment *rs = &h->hd_reads[h->hd_nreads];
 
 		err = add_reg(x, qc, rp->rp_addr, rp->rp_len, 0,
-			      rp->rp_src == RPCRDMA_RS_CALLER, &rs->rr_seg);
+			      rp->rp_src == RPCRDMA_RS_CALLER, &rs->rd_seg);
 		if (err)
 			return err;
-		rs->rr_position = rp->rp_position;
-		h->rh_nreads++;
+		rs->rd_position = rp->rp_position;
+		h->hd_nreads++;
 		qc->qc_read_bytes += rp->rp_len;
 	}
 	return 0;
@@ -101,9 +101,9 @@ static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 	qc->qc_nregs++;
 	RPCRDMA_DBG("client: window %p bound, rkey %#x", (void *)&qc->qc_mw,
 		    qc->qc_mw.mw_rkey);
-	seg->rs_handle = qc->qc_mw.mw_rkey;
-	seg->rs_length = len;
-	seg->rs_offset = (uint64_t)(uintptr_t)qc->qc_reply_buf;
+	seg->se_handle = qc->qc_mw.mw_rkey;
+	seg->se_length = len;
+	seg->se_offset = (uint64_t)(uintptr_t)qc->qc_reply_buf;
 	return 0;
 }
 
@@ -153,9 +153,9 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 		return err;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_credits = x->rx_opts.ro_max_requests;
-	h.rh_proc = plan.cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG :
+	h.hd_xid = xid;
+	h.hd_credits = x->rx_opts.ro_max_requests;
+	h.hd_proc = plan.cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG :
 							  RPCRDMA_MSG;
 	qc->qc_kind = plan.cp_kind;
 	err = marshal_reads(x, qc, &plan, &h);
@@ -167,16 +167,16 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 			qc->qc_rb = rb;
 			qc->qc_ddp.dt_addr = rb->rb_addr;
 			qc->qc_ddp.dt_cap = (uint32_t)rb->rb_len;
-			h.rh_writes[0] = qc->qc_write;
-			h.rh_nwrites = 1;
+			h.hd_writes[0] = qc->qc_write;
+			h.hd_nwrites = 1;
 		}
 	}
 	if (!err && reply_len) {
 		err = marshal_reply(x, qc, reply_len);
 		if (!err) {
 			qc->qc_has_reply = true;
-			h.rh_has_reply = true;
-			h.rh_reply = qc->qc_reply;
+			h.hd_has_reply = true;
+			h.hd_reply = qc->qc_reply;
 		}
 	}
 	if (err) {
@@ -230,19 +230,19 @@ int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *qc,
 			     const struct rpcrdma_hdr *h,
 			     struct rpcrdma_stats *st)
 {
-	qc->qc_nomsg = h->rh_proc == RPCRDMA_NOMSG;
+	qc->qc_nomsg = h->hd_proc == RPCRDMA_NOMSG;
 	qc->qc_reply_len = 0;
 	qc->qc_ddp.dt_written = 0;
 	/* A Reply carries no read list; only chunks we offered come back. */
-	if (h->rh_nreads || h->rh_nwrites > (qc->qc_has_write ? 1u : 0u) ||
-	    (h->rh_has_reply && !qc->qc_has_reply) ||
-	    (qc->qc_nomsg && !h->rh_has_reply))
+	if (h->hd_nreads || h->hd_nwrites > (qc->qc_has_write ? 1u : 0u) ||
+	    (h->hd_has_reply && !qc->qc_has_reply) ||
+	    (qc->qc_nomsg && !h->hd_has_reply))
 		goto bad;
-	if (h->rh_nwrites &&
-	    returned_len(&qc->qc_write, &h->rh_writes[0], &qc->qc_ddp.dt_written))
+	if (h->hd_nwrites &&
+	    returned_len(&qc->qc_write, &h->hd_writes[0], &qc->qc_ddp.dt_written))
 		goto bad;
-	if (h->rh_has_reply &&
-	    returned_len(&qc->qc_reply, &h->rh_reply, &qc->qc_reply_len))
+	if (h->hd_has_reply &&
+	    returned_len(&qc->qc_reply, &h->hd_reply, &qc->qc_reply_len))
 		goto bad;
 	if (qc->qc_nomsg) {
 		st->rs_reply_chunk_replies++;

@@ -134,7 +134,7 @@ static uint32_t chunk_bytes(const struct rpcrdma_chunk *c)
 	uint32_t i, n = 0;
 
 	for (i = 0; i < c->rc_nsegs; i++)
-		n += c->rc_segs[i].rs_length;
+		n += c->rc_segs[i].se_length;
 	return n;
 }
 

@@ -20,7 +20,7 @@
 static int refused_err(const struct rpcrdma_req_chunks *ch,
 		       const struct rpcrdma_hdr *h)
 {
-	if (h->rh_err == RPCRDMA_ERR_VERS)
+	if (h->hd_err == RPCRDMA_ERR_VERS)
 		return -EPROTONOSUPPORT;
 	return ch->qc_kind != RPCRDMA_CALL_INLINE ? -EMSGSIZE : -EPROTO;
 }
@@ -39,14 +39,14 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 
 	rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
 	RPCRDMA_DBG("client: Reply of %u bytes: decode %d xid %#x proc %u",
-		    rep->rr_len, rc, h.rh_xid, h.rh_proc);
+		    rep->rr_len, rc, h.hd_xid, h.hd_proc);
 	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
-	     cr_slot_find(cr, h.rh_xid) : NULL;
-	if (rc == 0 && h.rh_proc == RPCRDMA_ERROR && rq) {
+	     cr_slot_find(cr, h.hd_xid) : NULL;
+	if (rc == 0 && h.hd_proc == RPCRDMA_ERROR && rq) {
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {
 			rq->rq_err = refused_err(&rq->rq_ch, &h);
-			rq->rq_refused_chunk = h.rh_err == RPCRDMA_ERR_CHUNK;
+			rq->rq_refused_chunk = h.hd_err == RPCRDMA_ERR_CHUNK;
 			cr_slot_move(cr, rq, RQ_FAILED);
 			pthread_cond_signal(&rq->rq_cond);
 		} else if (rq->rq_state == RQ_ABANDONED) {
@@ -54,16 +54,16 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 			pthread_cond_broadcast(&cr->cr_credit_cond);
 		}
 		cr->cr_x.rx_stats.rs_bad_replies++;
-		if (h.rh_err == RPCRDMA_ERR_CHUNK)
+		if (h.hd_err == RPCRDMA_ERR_CHUNK)
 			cr->cr_x.rx_stats.rs_err_chunk++;
 		goto out_repost;
 	}
-	if (rc || (h.rh_proc != RPCRDMA_MSG && h.rh_proc != RPCRDMA_NOMSG) ||
+	if (rc || (h.hd_proc != RPCRDMA_MSG && h.hd_proc != RPCRDMA_NOMSG) ||
 	    !rq || (rq->rq_state != RQ_SENT && rq->rq_state != RQ_ABANDONED)) {
 		cr->cr_x.rx_stats.rs_bad_replies++;
 		goto out_repost;
 	}
-	grant = h.rh_credits ? h.rh_credits : 1;
+	grant = h.hd_credits ? h.hd_credits : 1;
 	if (grant > cr->cr_x.rx_opts.ro_max_requests)
 		grant = cr->cr_x.rx_opts.ro_max_requests;
 	cr->cr_credits = grant;
@@ -83,7 +83,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		goto out_repost;
 	}
 	rq->rq_rep = rep;
-	rq->rq_off = h.rh_hdrlen;
+	rq->rq_off = h.hd_hdrlen;
 	cr_slot_move(cr, rq, RQ_REPLIED);
 	cr->cr_x.rx_stats.rs_replies++;
 	pthread_cond_signal(&rq->rq_cond);

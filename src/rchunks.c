@@ -17,7 +17,7 @@ static uint32_t xdr_roundup(uint64_t n)
 /* offset + length past 2^64 - 1: no such remote range. */
 static int seg_wraps(const struct rpcrdma_segment *s)
 {
-	return s->rs_offset + s->rs_length < s->rs_offset;
+	return s->se_offset + s->se_length < s->se_offset;
 }
 
 static void add_copy(struct rpcrdma_call_map *m, uint32_t src, uint32_t dst,
@@ -36,11 +36,11 @@ static void add_copy(struct rpcrdma_call_map *m, uint32_t src, uint32_t dst,
 static int reads_within(const struct rpcrdma_hdr *h, uint64_t bytes,
 			const struct rpcrdma_chunk_limits *lim)
 {
-	const struct rpcrdma_read_segment *r = h->rh_reads;
+	const struct rpcrdma_read_segment *r = h->hd_reads;
 	uint32_t i, nchunks = 0, nsegs = 0;
 
-	for (i = 0; i < h->rh_nreads; i++) {
-		if (!i || r[i].rr_position != r[i - 1].rr_position) {
+	for (i = 0; i < h->hd_nreads; i++) {
+		if (!i || r[i].rd_position != r[i - 1].rd_position) {
 			nchunks++;
 			nsegs = 0;
 		}
@@ -59,16 +59,16 @@ static int map_nomsg(const struct rpcrdma_hdr *h, uint32_t inline_len,
 	/* The whole Call is in the chunk: anything inline is a lie. */
 	if (inline_len)
 		return -EBADMSG;
-	for (i = 0; i < h->rh_nreads; i++) {
-		const struct rpcrdma_read_segment *r = &h->rh_reads[i];
+	for (i = 0; i < h->hd_nreads; i++) {
+		const struct rpcrdma_read_segment *r = &h->hd_reads[i];
 
-		if (r->rr_position != 0 || seg_wraps(&r->rr_seg))
+		if (r->rd_position != 0 || seg_wraps(&r->rd_seg))
 			return -EBADMSG;
-		if (off + r->rr_seg.rs_length > max_call)
+		if (off + r->rd_seg.se_length > max_call)
 			return -EMSGSIZE;
 		m->cm_pulls[m->cm_npulls++] =
-			(struct rpcrdma_pull){ (uint32_t)off, r->rr_seg };
-		off += r->rr_seg.rs_length;
+			(struct rpcrdma_pull){ (uint32_t)off, r->rd_seg };
+		off += r->rd_seg.se_length;
 	}
 	m->cm_len = (uint32_t)off;
 	m->cm_chunk_bytes = off;
@@ -82,8 +82,8 @@ static int map_msg(const struct rpcrdma_hdr *h, uint32_t inline_len,
 	uint32_t src = 0;		/* inline bytes consumed so far: <= inline_len */
 	uint32_t i = 0;
 
-	while (i < h->rh_nreads) {
-		uint32_t pos = h->rh_reads[i].rr_position;
+	while (i < h->hd_nreads) {
+		uint32_t pos = h->hd_reads[i].rd_position;
 		uint64_t before, clen = 0;
 
 		/* Chunks ascend and start within the inline bytes left. */
@@ -95,16 +95,16 @@ static int map_msg(const struct rpcrdma_hdr *h, uint32_t inline_len,
 		add_copy(m, src, (uint32_t)dst, (uint32_t)before);
 		src += (uint32_t)before;
 		dst = pos;
-		for (; i < h->rh_nreads && h->rh_reads[i].rr_position == pos; i++) {
-			const struct rpcrdma_segment *s = &h->rh_reads[i].rr_seg;
+		for (; i < h->hd_nreads && h->hd_reads[i].rd_position == pos; i++) {
+			const struct rpcrdma_segment *s = &h->hd_reads[i].rd_seg;
 
 			if (seg_wraps(s))
 				return -EBADMSG;
-			if (dst + clen + s->rs_length > max_call)
+			if (dst + clen + s->se_length > max_call)
 				return -EMSGSIZE;
 			m->cm_pulls[m->cm_npulls++] =
 				(struct rpcrdma_pull){ (uint32_t)(dst + clen), *s };
-			clen += s->rs_length;
+			clen += s->se_length;
 		}
 		m->cm_chunk_bytes += clen;
 		dst += clen;
@@ -131,10 +131,10 @@ int rpcrdma_map_call(const struct rpcrdma_hdr *h, uint32_t inline_len,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (!h->rh_nreads || h->rh_nreads > RPCRDMA_MAX_READ_SEGS)
+	if (!h->hd_nreads || h->hd_nreads > RPCRDMA_MAX_READ_SEGS)
 		return -EBADMSG;
 	/* Malformed first (-EBADMSG), then over a limit (-EMSGSIZE). */
-	switch (h->rh_proc) {
+	switch (h->hd_proc) {
 	case RPCRDMA_NOMSG:
 		rc = map_nomsg(h, inline_len, lim->lm_max_call, m);
 		break;
@@ -152,19 +152,19 @@ int rpcrdma_check_chunks(const struct rpcrdma_hdr *h,
 {
 	uint32_t i;
 
-	if (h->rh_nwrites > lim->lm_max_chunks)
+	if (h->hd_nwrites > lim->lm_max_chunks)
 		return -EMSGSIZE;
-	for (i = 0; i < h->rh_nwrites; i++) {
-		if (rpcrdma_chunk_capacity(&h->rh_writes[i]) < 0)
+	for (i = 0; i < h->hd_nwrites; i++) {
+		if (rpcrdma_chunk_capacity(&h->hd_writes[i]) < 0)
 			return -EBADMSG;
-		if (h->rh_writes[i].rc_nsegs > lim->lm_max_segs)
+		if (h->hd_writes[i].rc_nsegs > lim->lm_max_segs)
 			return -EMSGSIZE;
 	}
-	if (!h->rh_has_reply)
+	if (!h->hd_has_reply)
 		return 0;
-	if (rpcrdma_chunk_capacity(&h->rh_reply) < 0)
+	if (rpcrdma_chunk_capacity(&h->hd_reply) < 0)
 		return -EBADMSG;
-	return h->rh_reply.rc_nsegs > lim->lm_max_segs ? -EMSGSIZE : 0;
+	return h->hd_reply.rc_nsegs > lim->lm_max_segs ? -EMSGSIZE : 0;
 }
 
 int64_t rpcrdma_chunk_capacity(const struct rpcrdma_chunk *ch)
@@ -177,7 +177,7 @@ int64_t rpcrdma_chunk_capacity(const struct rpcrdma_chunk *ch)
 	for (i = 0; i < ch->rc_nsegs; i++) {
 		if (seg_wraps(&ch->rc_segs[i]))
 			return -EBADMSG;
-		total += ch->rc_segs[i].rs_length;
+		total += ch->rc_segs[i].se_length;
 	}
 	return (int64_t)total;
 }
@@ -192,10 +192,10 @@ int rpcrdma_fill_chunk(const struct rpcrdma_chunk *ch, uint64_t len,
 		return -EMSGSIZE;
 	*written = *ch;
 	for (i = 0; i < ch->rc_nsegs; i++) {
-		uint32_t n = len < ch->rc_segs[i].rs_length ?
-			     (uint32_t)len : ch->rc_segs[i].rs_length;
+		uint32_t n = len < ch->rc_segs[i].se_length ?
+			     (uint32_t)len : ch->rc_segs[i].se_length;
 
-		written->rc_segs[i].rs_length = n;
+		written->rc_segs[i].se_length = n;
 		len -= n;
 	}
 	return 0;

@@ -18,9 +18,9 @@ struct rpcrdma_pull {
 
 /* Bytes of the inline part copied into the reassembled Call. */
 struct rpcrdma_copy {
-	uint32_t cc_src;		/* offset in the inline RPC message */
-	uint32_t cc_dst;
-	uint32_t cc_len;
+	uint32_t cy_src;		/* offset in the inline RPC message */
+	uint32_t cy_dst;
+	uint32_t cy_len;
 };
 
 /* Zero bytes: the XDR roundup a Read chunk leaves out. */

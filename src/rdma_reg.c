@@ -22,9 +22,9 @@ int rpcrdma_regset_add(struct rpcrdma_regset *rg, struct rpcrdma_ep *ep,
 	rg->rg_mr[rg->rg_n] = mr;
 	rg->rg_caller[rg->rg_n] = caller;
 	rg->rg_n++;
-	seg->rs_handle = rpcrdma_mr_rkey(mr);
-	seg->rs_length = len;
-	seg->rs_offset = (uint64_t)(uintptr_t)addr;
+	seg->se_handle = rpcrdma_mr_rkey(mr);
+	seg->se_length = len;
+	seg->se_offset = (uint64_t)(uintptr_t)addr;
 	return 0;
 }
 

@@ -74,11 +74,11 @@ static int rd_segment(struct rd *r, struct rpcrdma_segment *seg)
 {
 	int rc;
 
-	rc = rd_u32(r, &seg->rs_handle);
+	rc = rd_u32(r, &seg->se_handle);
 	if (!rc)
-		rc = rd_u32(r, &seg->rs_length);
+		rc = rd_u32(r, &seg->se_length);
 	if (!rc)
-		rc = rd_u64(r, &seg->rs_offset);
+		rc = rd_u64(r, &seg->se_offset);
 	return rc;
 }
 
@@ -119,15 +119,15 @@ static int rd_read_list(struct rd *r, struct rpcrdma_hdr *h)
 		rc = rd_bool(r, &more);
 		if (rc || !more)
 			return rc;
-		if (h->rh_nreads == RPCRDMA_MAX_READ_SEGS)
+		if (h->hd_nreads == RPCRDMA_MAX_READ_SEGS)
 			return -EBADMSG;
-		rs = &h->rh_reads[h->rh_nreads];
-		rc = rd_u32(r, &rs->rr_position);
+		rs = &h->hd_reads[h->hd_nreads];
+		rc = rd_u32(r, &rs->rd_position);
 		if (!rc)
-			rc = rd_segment(r, &rs->rr_seg);
+			rc = rd_segment(r, &rs->rd_seg);
 		if (rc)
 			return rc;
-		h->rh_nreads++;
+		h->hd_nreads++;
 	}
 }
 
@@ -140,12 +140,12 @@ static int rd_write_list(struct rd *r, struct rpcrdma_hdr *h)
 		rc = rd_bool(r, &more);
 		if (rc || !more)
 			return rc;
-		if (h->rh_nwrites == RPCRDMA_MAX_WRITE_CHUNKS)
+		if (h->hd_nwrites == RPCRDMA_MAX_WRITE_CHUNKS)
 			return -EBADMSG;
-		rc = rd_chunk(r, &h->rh_writes[h->rh_nwrites]);
+		rc = rd_chunk(r, &h->hd_writes[h->hd_nwrites]);
 		if (rc)
 			return rc;
-		h->rh_nwrites++;
+		h->hd_nwrites++;
 	}
 }
 
@@ -157,9 +157,9 @@ static int rd_reply_chunk(struct rd *r, struct rpcrdma_hdr *h)
 	rc = rd_bool(r, &present);
 	if (rc || !present)
 		return rc;
-	rc = rd_chunk(r, &h->rh_reply);
+	rc = rd_chunk(r, &h->hd_reply);
 	if (!rc)
-		h->rh_has_reply = true;
+		h->hd_has_reply = true;
 	return rc;
 }
 
@@ -167,14 +167,14 @@ static int rd_error_body(struct rd *r, struct rpcrdma_hdr *h)
 {
 	int rc;
 
-	rc = rd_u32(r, &h->rh_err);
+	rc = rd_u32(r, &h->hd_err);
 	if (rc)
 		return rc;
-	switch (h->rh_err) {
+	switch (h->hd_err) {
 	case RPCRDMA_ERR_VERS:
-		rc = rd_u32(r, &h->rh_vers_low);
+		rc = rd_u32(r, &h->hd_vers_low);
 		if (!rc)
-			rc = rd_u32(r, &h->rh_vers_high);
+			rc = rd_u32(r, &h->hd_vers_high);
 		return rc;
 	case RPCRDMA_ERR_CHUNK:
 		return 0;
@@ -197,20 +197,20 @@ int rpcrdma_hdr_decode(const void *buf, size_t len, struct rpcrdma_hdr *h)
 	if (len < RPCRDMA_HDRLEN_FIXED) {
 		/* Keep the xid for a log line, but it cannot be answered. */
 		if (len >= 4)
-			(void)rd_u32(&r, &h->rh_xid);
+			(void)rd_u32(&r, &h->hd_xid);
 		return -ENODATA;
 	}
 	/* len >= 16, so none of these four reads can fail. */
-	(void)rd_u32(&r, &h->rh_xid);
-	(void)rd_u32(&r, &h->rh_vers);
-	(void)rd_u32(&r, &h->rh_credits);
-	(void)rd_u32(&r, &h->rh_proc);
+	(void)rd_u32(&r, &h->hd_xid);
+	(void)rd_u32(&r, &h->hd_vers);
+	(void)rd_u32(&r, &h->hd_credits);
+	(void)rd_u32(&r, &h->hd_proc);
 
 	/* Only the shared prefix may be interpreted before the version. */
-	if (h->rh_vers != RPCRDMA_VERSION)
+	if (h->hd_vers != RPCRDMA_VERSION)
 		return -EPROTONOSUPPORT;
 
-	switch (h->rh_proc) {
+	switch (h->hd_proc) {
 	case RPCRDMA_MSG:
 	case RPCRDMA_NOMSG:
 		rc = rd_read_list(&r, h);
@@ -219,8 +219,8 @@ int rpcrdma_hdr_decode(const void *buf, size_t len, struct rpcrdma_hdr *h)
 		if (!rc)
 			rc = rd_reply_chunk(&r, h);
 		/* RFC 8166 4.5.3: an RDMA_NOMSG with no chunk is an XDR error. */
-		if (!rc && h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads &&
-		    !h->rh_nwrites && !h->rh_has_reply)
+		if (!rc && h->hd_proc == RPCRDMA_NOMSG && !h->hd_nreads &&
+		    !h->hd_nwrites && !h->hd_has_reply)
 			rc = -EBADMSG;
 		break;
 	case RPCRDMA_ERROR:
@@ -233,12 +233,12 @@ int rpcrdma_hdr_decode(const void *buf, size_t len, struct rpcrdma_hdr *h)
 	}
 	if (rc) {
 		/* Don't hand back half-filled lists that look usable. */
-		h->rh_nreads = 0;
-		h->rh_nwrites = 0;
-		h->rh_has_reply = false;
+		h->hd_nreads = 0;
+		h->hd_nwrites = 0;
+		h->hd_has_reply = false;
 		return rc;
 	}
-	h->rh_hdrlen = r.off;
+	h->hd_hdrlen = r.off;
 	return 0;
 }
 
@@ -255,10 +255,10 @@ static uint8_t *wr_u32(uint8_t *p, uint32_t v)
 
 static uint8_t *wr_segment(uint8_t *p, const struct rpcrdma_segment *seg)
 {
-	p = wr_u32(p, seg->rs_handle);
-	p = wr_u32(p, seg->rs_length);
-	p = wr_u32(p, (uint32_t)(seg->rs_offset >> 32));
-	return wr_u32(p, (uint32_t)seg->rs_offset);
+	p = wr_u32(p, seg->se_handle);
+	p = wr_u32(p, seg->se_length);
+	p = wr_u32(p, (uint32_t)(seg->se_offset >> 32));
+	return wr_u32(p, (uint32_t)seg->se_offset);
 }
 
 static uint8_t *wr_chunk(uint8_t *p, const struct rpcrdma_chunk *ch)
@@ -285,26 +285,26 @@ ssize_t rpcrdma_hdr_size(const struct rpcrdma_hdr *h)
 	size_t n = RPCRDMA_HDRLEN_MIN;
 	uint32_t i;
 
-	if (!h || (h->rh_proc != RPCRDMA_MSG && h->rh_proc != RPCRDMA_NOMSG))
+	if (!h || (h->hd_proc != RPCRDMA_MSG && h->hd_proc != RPCRDMA_NOMSG))
 		return -EINVAL;
-	if (h->rh_nreads > RPCRDMA_MAX_READ_SEGS ||
-	    h->rh_nwrites > RPCRDMA_MAX_WRITE_CHUNKS)
+	if (h->hd_nreads > RPCRDMA_MAX_READ_SEGS ||
+	    h->hd_nwrites > RPCRDMA_MAX_WRITE_CHUNKS)
 		return -EINVAL;
-	if (h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads && !h->rh_nwrites &&
-	    !h->rh_has_reply)
+	if (h->hd_proc == RPCRDMA_NOMSG && !h->hd_nreads && !h->hd_nwrites &&
+	    !h->hd_has_reply)
 		return -EINVAL;
 
-	n += (size_t)h->rh_nreads * (4 + RPCRDMA_READ_SEGMENT_SIZE);
-	for (i = 0; i < h->rh_nwrites; i++) {
-		if (!chunk_ok(&h->rh_writes[i]))
+	n += (size_t)h->hd_nreads * (4 + RPCRDMA_READ_SEGMENT_SIZE);
+	for (i = 0; i < h->hd_nwrites; i++) {
+		if (!chunk_ok(&h->hd_writes[i]))
 			return -EINVAL;
-		n += 4 + 4 + (size_t)h->rh_writes[i].rc_nsegs *
+		n += 4 + 4 + (size_t)h->hd_writes[i].rc_nsegs *
 			RPCRDMA_SEGMENT_SIZE;
 	}
-	if (h->rh_has_reply) {
-		if (!chunk_ok(&h->rh_reply))
+	if (h->hd_has_reply) {
+		if (!chunk_ok(&h->hd_reply))
 			return -EINVAL;
-		n += 4 + (size_t)h->rh_reply.rc_nsegs * RPCRDMA_SEGMENT_SIZE;
+		n += 4 + (size_t)h->hd_reply.rc_nsegs * RPCRDMA_SEGMENT_SIZE;
 	}
 	return (ssize_t)n;
 }
@@ -322,27 +322,27 @@ ssize_t rpcrdma_hdr_encode(void *buf, size_t len, const struct rpcrdma_hdr *h)
 	if (len < (size_t)need)
 		return -EMSGSIZE;
 
-	p = wr_u32(p, h->rh_xid);
+	p = wr_u32(p, h->hd_xid);
 	p = wr_u32(p, RPCRDMA_VERSION);
-	p = wr_u32(p, h->rh_credits);
-	p = wr_u32(p, h->rh_proc);
+	p = wr_u32(p, h->hd_credits);
+	p = wr_u32(p, h->hd_proc);
 
-	for (i = 0; i < h->rh_nreads; i++) {
+	for (i = 0; i < h->hd_nreads; i++) {
 		p = wr_u32(p, 1);
-		p = wr_u32(p, h->rh_reads[i].rr_position);
-		p = wr_segment(p, &h->rh_reads[i].rr_seg);
+		p = wr_u32(p, h->hd_reads[i].rd_position);
+		p = wr_segment(p, &h->hd_reads[i].rd_seg);
 	}
 	p = wr_u32(p, 0);
 
-	for (i = 0; i < h->rh_nwrites; i++) {
+	for (i = 0; i < h->hd_nwrites; i++) {
 		p = wr_u32(p, 1);
-		p = wr_chunk(p, &h->rh_writes[i]);
+		p = wr_chunk(p, &h->hd_writes[i]);
 	}
 	p = wr_u32(p, 0);
 
-	if (h->rh_has_reply) {
+	if (h->hd_has_reply) {
 		p = wr_u32(p, 1);
-		p = wr_chunk(p, &h->rh_reply);
+		p = wr_chunk(p, &h->hd_reply);
 	} else {
 		p = wr_u32(p, 0);
 	}

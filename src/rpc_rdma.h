@@ -59,15 +59,15 @@
 
 /* One registered memory region of the peer (RFC 8166 section 4.1). */
 struct rpcrdma_segment {
-	uint32_t rs_handle;		/* steering tag (rkey) */
-	uint32_t rs_length;		/* bytes */
-	uint64_t rs_offset;		/* remote address */
+	uint32_t se_handle;		/* steering tag (rkey) */
+	uint32_t se_length;		/* bytes */
+	uint64_t se_offset;		/* remote address */
 };
 
 /* A read list entry: a segment and where its data sits in the XDR stream. */
 struct rpcrdma_read_segment {
-	uint32_t rr_position;		/* XDR position; 0 = whole RPC message */
-	struct rpcrdma_segment rr_seg;
+	uint32_t rd_position;		/* XDR position; 0 = whole RPC message */
+	struct rpcrdma_segment rd_seg;
 };
 
 /* A write chunk or the reply chunk: a counted array of segments. */
@@ -77,30 +77,30 @@ struct rpcrdma_chunk {
 };
 
 struct rpcrdma_hdr {
-	uint32_t rh_xid;		/* host order, like every field here */
-	uint32_t rh_vers;
-	uint32_t rh_credits;
-	uint32_t rh_proc;
+	uint32_t hd_xid;		/* host order, like every field here */
+	uint32_t hd_vers;
+	uint32_t hd_credits;
+	uint32_t hd_proc;
 
 	/* RDMA_MSG / RDMA_NOMSG */
-	uint32_t rh_nreads;
-	struct rpcrdma_read_segment rh_reads[RPCRDMA_MAX_READ_SEGS];
-	uint32_t rh_nwrites;
-	struct rpcrdma_chunk rh_writes[RPCRDMA_MAX_WRITE_CHUNKS];
-	bool rh_has_reply;
-	struct rpcrdma_chunk rh_reply;
+	uint32_t hd_nreads;
+	struct rpcrdma_read_segment hd_reads[RPCRDMA_MAX_READ_SEGS];
+	uint32_t hd_nwrites;
+	struct rpcrdma_chunk hd_writes[RPCRDMA_MAX_WRITE_CHUNKS];
+	bool hd_has_reply;
+	struct rpcrdma_chunk hd_reply;
 
 	/* RDMA_ERROR */
-	uint32_t rh_err;		/* RPCRDMA_ERR_VERS or RPCRDMA_ERR_CHUNK */
-	uint32_t rh_vers_low;		/* ERR_VERS only */
-	uint32_t rh_vers_high;		/* ERR_VERS only */
+	uint32_t hd_err;		/* RPCRDMA_ERR_VERS or RPCRDMA_ERR_CHUNK */
+	uint32_t hd_vers_low;		/* ERR_VERS only */
+	uint32_t hd_vers_high;		/* ERR_VERS only */
 
 	/*
 	 * Bytes of transport header decoded.  For RDMA_MSG the RPC message
 	 * begins here (it may equal the receive length; whether an empty
 	 * message is acceptable is the RPC layer's call).
 	 */
-	size_t rh_hdrlen;
+	size_t hd_hdrlen;
 };
 
 /*
@@ -112,17 +112,17 @@ struct rpcrdma_hdr {
  * Reply never answers: on any error it discards the Reply):
  *
  *   0                success; h describes RDMA_MSG, RDMA_NOMSG or
- *                    RDMA_ERROR, and rh_hdrlen <= len.
+ *                    RDMA_ERROR, and hd_hdrlen <= len.
  *
  *   -ENODATA         fewer than RPCRDMA_HDRLEN_FIXED (16) bytes: not even
  *                    the xid/vers/credits/proc prefix that every version
  *                    of the protocol begins with, so the message cannot
  *                    be attributed to a version or answered.  DROP it.
- *                    rh_xid is filled when len >= 4, for logging only.
+ *                    hd_xid is filled when len >= 4, for logging only.
  *
  *   -EPROTONOSUPPORT rdma_vers is not 1.  RFC 8166 section 4.5.1: reply
  *                    RDMA_ERROR/ERR_VERS listing the versions we support
- *                    (rpcrdma_encode_error does).  rh_xid and rh_vers
+ *                    (rpcrdma_encode_error does).  hd_xid and hd_vers
  *                    are valid; nothing past the prefix was examined.
  *
  *   -EBADMSG         version 1, but the header cannot be used: unknown
@@ -134,8 +134,8 @@ struct rpcrdma_hdr {
  *                    with no chunks at all, an RDMA_ERROR with an
  *                    unknown rdma_err; or more read segments, write
  *                    chunks or chunk segments than the bounds above.
- *                    Reply RDMA_ERROR/ERR_CHUNK.  rh_xid, rh_vers,
- *                    rh_credits and rh_proc are valid; the lists are not.
+ *                    Reply RDMA_ERROR/ERR_CHUNK.  hd_xid, hd_vers,
+ *                    hd_credits and hd_proc are valid; the lists are not.
  *
  *   -EINVAL          buf or h is NULL (a caller bug, not a wire error).
  */
@@ -149,9 +149,9 @@ int rpcrdma_hdr_decode(const void *buf, size_t len, struct rpcrdma_hdr *h);
 ssize_t rpcrdma_hdr_size(const struct rpcrdma_hdr *h);
 
 /*
- * Encode h (rh_proc RDMA_MSG or RDMA_NOMSG, with its read list, write
+ * Encode h (hd_proc RDMA_MSG or RDMA_NOMSG, with its read list, write
  * list and reply chunk) into buf.  rdma_vers is always written as 1;
- * rh_vers and the RDMA_ERROR fields are ignored.  For RDMA_MSG the caller
+ * hd_vers and the RDMA_ERROR fields are ignored.  For RDMA_MSG the caller
  * appends the RPC message at the returned offset.
  *
  * Returns the number of bytes written; -EMSGSIZE if len is too small
@@ -168,7 +168,7 @@ ssize_t rpcrdma_hdr_encode(void *buf, size_t len, const struct rpcrdma_hdr *h);
  * err RPCRDMA_ERR_VERS also carries our supported range, 1..1
  * (RPCRDMA_HDRLEN_ERR_VERS bytes); RPCRDMA_ERR_CHUNK is
  * RPCRDMA_HDRLEN_ERR_CHUNK bytes.  xid is the host-order value from
- * rh_xid.  Returns bytes written, -EMSGSIZE if len is too small,
+ * hd_xid.  Returns bytes written, -EMSGSIZE if len is too small,
  * -EINVAL for any other err or a NULL buf.
  */
 ssize_t rpcrdma_encode_error(void *buf, size_t len, uint32_t xid,

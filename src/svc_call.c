@@ -42,7 +42,7 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	svc_rdma_chunk_limits(c, &lim);
 	svc_rdma_recv_decide(rep->rr_buf, rep->rr_len, &lim, h, &rv);
 	if (rv.rv_why)
-		RPCRDMA_DBG("conn %p: xid %#x refused: %s", (void *)c, h->rh_xid,
+		RPCRDMA_DBG("conn %p: xid %#x refused: %s", (void *)c, h->hd_xid,
 			    rv.rv_why);
 	switch (rv.rv_verdict) {
 	case SVC_RDMA_RECV_INLINE:
@@ -52,12 +52,12 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	case SVC_RDMA_RECV_PULL:
 		break;
 	case SVC_RDMA_RECV_ERR_VERS:
-		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_VERS);
+		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_VERS);
 		return -1;
 	case SVC_RDMA_RECV_ERR_CHUNK:
 		if (rv.rv_over_limit)
 			svc_rdma_count_chunk_limit(c);
-		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	case SVC_RDMA_RECV_DROP:
 	default:
@@ -69,9 +69,9 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (!rc)
 		return 0;
 	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
-		    h->rh_xid, rc);
+		    h->hd_xid, rc);
 	if (rc == -ENOMEM) {
-		svc_rdma_conn_send_error(c, h->rh_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK);
 		return -1;
 	}
 	/* The Reads failed or stalled: the connection goes, alone. */

@@ -58,16 +58,16 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (rc)
 		return rc;
 	for (i = 0; i < m->cm_ncopies; i++)
-		memcpy(b->sb_mem + m->cm_copies[i].cc_dst,
-		       inl + m->cm_copies[i].cc_src, m->cm_copies[i].cc_len);
+		memcpy(b->sb_mem + m->cm_copies[i].cy_dst,
+		       inl + m->cm_copies[i].cy_src, m->cm_copies[i].cy_len);
 	for (i = 0; i < m->cm_nzeros; i++)
 		memset(b->sb_mem + m->cm_zeros[i].zr_dst, 0, m->cm_zeros[i].zr_len);
 	for (i = 0; i < m->cm_npulls; i++) {
 		local[i].sg_addr = (uintptr_t)(b->sb_mem + m->cm_pulls[i].pl_dst);
-		local[i].sg_len = m->cm_pulls[i].pl_seg.rs_length;
+		local[i].sg_len = m->cm_pulls[i].pl_seg.se_length;
 		local[i].sg_lkey = b->sb_lkey;
-		rem[i].rm_addr = m->cm_pulls[i].pl_seg.rs_offset;
-		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.rs_handle;
+		rem[i].rm_addr = m->cm_pulls[i].pl_seg.se_offset;
+		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.se_handle;
 	}
 	svc_rdma_stall_deadline(c, m->cm_chunk_bytes, &deadline);
 	rc = rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 0, local, rem,
@@ -78,7 +78,7 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	}
 	/* The server counts what it pulled, under the client's names. */
 	pthread_mutex_lock(&c->cn_x.rx_lock);
-	if (ct->ct_hdr.rh_proc == RPCRDMA_NOMSG) {
+	if (ct->ct_hdr.hd_proc == RPCRDMA_NOMSG) {
 		c->cn_x.rx_stats.rs_long_calls++;
 		c->cn_x.rx_stats.rs_long_call_bytes += m->cm_chunk_bytes;
 	} else {
@@ -109,15 +109,15 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	for (i = 0; i < written->rc_nsegs; i++) {
 		const struct rpcrdma_segment *s = &written->rc_segs[i];
 
-		if (!s->rs_length)
+		if (!s->se_length)
 			continue;
 		local[n].sg_addr = (uintptr_t)(b->sb_mem + off);
-		local[n].sg_len = s->rs_length;
+		local[n].sg_len = s->se_length;
 		local[n].sg_lkey = b->sb_lkey;
-		rem[n].rm_addr = s->rs_offset;
-		rem[n].rm_rkey = s->rs_handle;
-		off += s->rs_length;
-		bytes += s->rs_length;
+		rem[n].rm_addr = s->se_offset;
+		rem[n].rm_rkey = s->se_handle;
+		off += s->se_length;
+		bytes += s->se_length;
 		n++;
 	}
 	if (!n)

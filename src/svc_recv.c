@@ -18,9 +18,9 @@ static const char *unusable(int rc, const struct rpcrdma_hdr *h,
 	if (rc)
 		return "malformed transport header";
 	/* A Call carries its message inline or in Read chunks. */
-	if (h->rh_proc != RPCRDMA_MSG && h->rh_proc != RPCRDMA_NOMSG)
+	if (h->hd_proc != RPCRDMA_MSG && h->hd_proc != RPCRDMA_NOMSG)
 		return "RDMA_ERROR is not a Call";
-	if (h->rh_proc == RPCRDMA_NOMSG && !h->rh_nreads)
+	if (h->hd_proc == RPCRDMA_NOMSG && !h->hd_nreads)
 		return "RDMA_NOMSG without Read chunks";
 	/* Write and Reply chunks we could never address, or over the
 	 * limits, are refused before use. */
@@ -56,9 +56,9 @@ void svc_rdma_recv_decide(const void *buf, uint32_t len,
 		rv->rv_verdict = SVC_RDMA_RECV_ERR_CHUNK;
 		return;
 	}
-	rv->rv_off = (uint32_t)h->rh_hdrlen;
+	rv->rv_off = (uint32_t)h->hd_hdrlen;
 	rv->rv_len = len - rv->rv_off;
-	if (!h->rh_nreads) {
+	if (!h->hd_nreads) {
 		rv->rv_verdict = SVC_RDMA_RECV_INLINE;
 		return;
 	}

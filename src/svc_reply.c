@@ -190,7 +190,7 @@ static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	for (k = 0; k < wp->wp_nchunks; k++) {
 		memcpy(b->sb_mem + off, wp->wp_place[k].wpl_addr,
 		       wp->wp_place[k].wpl_len);
-		rc = svc_rdma_push_chunk(c, ct, b, off, &h->rh_writes[k]);
+		rc = svc_rdma_push_chunk(c, ct, b, off, &h->hd_writes[k]);
 		if (rc) {
 			svc_rdma_buf_hold(c, b);
 			return rc;
@@ -228,7 +228,7 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	/* The Reply's length is known only once encoded, but it can never be
 	 * more than the chunk the client offered: take that much, encode,
 	 * and give back the rest at once. */
-	room = rpcrdma_chunk_capacity(&ct->ct_hdr.rh_reply);
+	room = rpcrdma_chunk_capacity(&ct->ct_hdr.hd_reply);
 	if (room <= 0)
 		return -EMSGSIZE;
 	if (room > SVC_RDMA_MAX_REPLY)
@@ -260,20 +260,20 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		}
 	}
 	if (!rc)
-		rc = rpcrdma_fill_chunk(&ct->ct_hdr.rh_reply, len, &h->rh_reply);
+		rc = rpcrdma_fill_chunk(&ct->ct_hdr.hd_reply, len, &h->hd_reply);
 	if (rc) {
 		svc_rdma_buf_put(c, &b);
 		return rc;
 	}
 	svc_rdma_buf_trim(c, &b, len);
-	rc = svc_rdma_push_chunk(c, ct, &b, 0, &h->rh_reply);
+	rc = svc_rdma_push_chunk(c, ct, &b, 0, &h->hd_reply);
 	if (rc) {
 		svc_rdma_buf_hold(c, &b);
 		return rc;
 	}
 	svc_rdma_buf_put(c, &b);
-	h->rh_proc = RPCRDMA_NOMSG;
-	h->rh_has_reply = true;
+	h->hd_proc = RPCRDMA_NOMSG;
+	h->hd_has_reply = true;
 	pthread_mutex_lock(&x->rx_lock);
 	x->rx_stats.rs_reply_chunk_replies++;
 	x->rx_stats.rs_reply_chunk_bytes += len;

@@ -20,11 +20,11 @@ static void writes_unused(const struct rpcrdma_hdr *call, struct rpcrdma_hdr *h)
 {
 	uint32_t i, j;
 
-	h->rh_nwrites = call->rh_nwrites;
-	for (i = 0; i < h->rh_nwrites; i++) {
-		h->rh_writes[i] = call->rh_writes[i];
-		for (j = 0; j < h->rh_writes[i].rc_nsegs; j++)
-			h->rh_writes[i].rc_segs[j].rs_length = 0;
+	h->hd_nwrites = call->hd_nwrites;
+	for (i = 0; i < h->hd_nwrites; i++) {
+		h->hd_writes[i] = call->hd_writes[i];
+		for (j = 0; j < h->hd_writes[i].rc_nsegs; j++)
+			h->hd_writes[i].rc_segs[j].se_length = 0;
 	}
 }
 
@@ -32,9 +32,9 @@ void svc_rdma_reply_header(const struct rpcrdma_hdr *call, uint32_t xid,
 			   uint32_t credits, struct rpcrdma_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->rh_xid = xid;
-	h->rh_credits = credits;
-	h->rh_proc = RPCRDMA_MSG;
+	h->hd_xid = xid;
+	h->hd_credits = credits;
+	h->hd_proc = RPCRDMA_MSG;
 	writes_unused(call, h);
 }
 
@@ -101,11 +101,11 @@ static bool plan_direct(const struct svc_rdma_reply_in *in,
 	unsigned int k;
 	ssize_t n;
 
-	if (svc_rdma_plan_writes(in->ri_xb, call->rh_nwrites, wp))
+	if (svc_rdma_plan_writes(in->ri_xb, call->hd_nwrites, wp))
 		return false;
 	for (k = 0; k < wp->wp_nchunks; k++)
-		if (rpcrdma_fill_chunk(&call->rh_writes[k],
-				       wp->wp_place[k].wpl_len, &h->rh_writes[k]))
+		if (rpcrdma_fill_chunk(&call->hd_writes[k],
+				       wp->wp_place[k].wpl_len, &h->hd_writes[k]))
 			goto out_unused;
 	n = rpcrdma_hdr_size(h);
 	if (n < 0 || wp->wp_bytes > in->ri_max_bytes ||
@@ -137,7 +137,7 @@ svc_rdma_reply_decide(const struct svc_rdma_reply_in *in,
 			return SVC_RDMA_REPLY_INLINE;
 	}
 	/* Too large to Send: the Reply chunk, if there is one to write. */
-	if (call->rh_has_reply && rpcrdma_chunk_capacity(&call->rh_reply) > 0)
+	if (call->hd_has_reply && rpcrdma_chunk_capacity(&call->hd_reply) > 0)
 		return SVC_RDMA_REPLY_CHUNK;
 	return SVC_RDMA_REPLY_ERR_CHUNK;
 }

@@ -76,9 +76,9 @@ static void good_call(struct msg *m, uint32_t xid, uint32_t proc)
 	struct rpcrdma_hdr h;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_credits = BAD_CREDITS;
-	h.rh_proc = RPCRDMA_MSG;
+	h.hd_xid = xid;
+	h.hd_credits = BAD_CREDITS;
+	h.hd_proc = RPCRDMA_MSG;
 	m->m_len = 0;
 	put_good_hdr(m, &h);
 	put_call(m, xid, proc);
@@ -424,14 +424,14 @@ static void run_cases(void)
 		put_call(&body, x, ECHO_NULL);
 		memcpy(bad_chunk, body.m_buf, body.m_len);
 		memset(&h, 0, sizeof(h));
-		h.rh_xid = x;
-		h.rh_credits = BAD_CREDITS;
-		h.rh_proc = RPCRDMA_MSG;
-		h.rh_nreads = 1;
-		h.rh_reads[0].rr_position = 0;
-		h.rh_reads[0].rr_seg.rs_handle = bad_cmr->rkey;
-		h.rh_reads[0].rr_seg.rs_length = (uint32_t)body.m_len;
-		h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)bad_chunk;
+		h.hd_xid = x;
+		h.hd_credits = BAD_CREDITS;
+		h.hd_proc = RPCRDMA_MSG;
+		h.hd_nreads = 1;
+		h.hd_reads[0].rd_position = 0;
+		h.hd_reads[0].rd_seg.se_handle = bad_cmr->rkey;
+		h.hd_reads[0].rd_seg.se_length = (uint32_t)body.m_len;
+		h.hd_reads[0].rd_seg.se_offset = (uintptr_t)bad_chunk;
 		m.m_len = 0;
 		put_good_hdr(&m, &h);
 		put_call(&m, x, ECHO_NULL);
@@ -442,8 +442,8 @@ static void run_cases(void)
 		body.m_len = 0;
 		put_call(&body, x, ECHO_NULL);
 		memcpy(bad_chunk, body.m_buf, body.m_len);
-		h.rh_xid = x;
-		h.rh_proc = RPCRDMA_NOMSG;
+		h.hd_xid = x;
+		h.hd_proc = RPCRDMA_NOMSG;
 		m.m_len = 0;
 		put_good_hdr(&m, &h);
 		good("RDMA_NOMSG Long Call (NULL at position zero)", &m, x, NULL, 0);
@@ -451,10 +451,10 @@ static void run_cases(void)
 		/* ECHO_BYTES of 8 bytes: the opaque's data at XDR offset 44. */
 		x = ++bad_xid;
 		memcpy(bad_chunk, "8 bytes!", 8);
-		h.rh_xid = x;
-		h.rh_proc = RPCRDMA_MSG;
-		h.rh_reads[0].rr_position = 44;
-		h.rh_reads[0].rr_seg.rs_length = 8;
+		h.hd_xid = x;
+		h.hd_proc = RPCRDMA_MSG;
+		h.hd_reads[0].rd_position = 44;
+		h.hd_reads[0].rd_seg.se_length = 8;
 		m.m_len = 0;
 		put_good_hdr(&m, &h);
 		put_call(&m, x, 1u /* ECHO_BYTES */);
@@ -465,8 +465,8 @@ static void run_cases(void)
 		/* 6 bytes: the Responder puts back the 2 bytes of roundup. */
 		x = ++bad_xid;
 		memcpy(bad_chunk, "6 byte", 6);
-		h.rh_xid = x;
-		h.rh_reads[0].rr_seg.rs_length = 6;
+		h.hd_xid = x;
+		h.hd_reads[0].rd_seg.se_length = 6;
 		m.m_len = 0;
 		put_good_hdr(&m, &h);
 		put_call(&m, x, 1u);
@@ -484,14 +484,14 @@ static void run_cases(void)
 	/* 6b. Read lists that cannot describe a Call: ERR_CHUNK, served on. */
 	x = ++bad_xid;
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = x;
-	h.rh_credits = BAD_CREDITS;
-	h.rh_proc = RPCRDMA_MSG;
-	h.rh_nreads = 1;
-	h.rh_reads[0].rr_position = 200;	/* past the 48 inline bytes */
-	h.rh_reads[0].rr_seg.rs_handle = bad_cmr->rkey;
-	h.rh_reads[0].rr_seg.rs_length = 8;
-	h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)bad_chunk;
+	h.hd_xid = x;
+	h.hd_credits = BAD_CREDITS;
+	h.hd_proc = RPCRDMA_MSG;
+	h.hd_nreads = 1;
+	h.hd_reads[0].rd_position = 200;	/* past the 48 inline bytes */
+	h.hd_reads[0].rd_seg.se_handle = bad_cmr->rkey;
+	h.hd_reads[0].rd_seg.se_length = 8;
+	h.hd_reads[0].rd_seg.se_offset = (uintptr_t)bad_chunk;
 	m.m_len = 0;
 	put_good_hdr(&m, &h);
 	put_call(&m, x, 1u);
@@ -499,31 +499,31 @@ static void run_cases(void)
 	bad("a read chunk past the message", &m, x, RPCRDMA_ERR_CHUNK);
 
 	x = ++bad_xid;
-	h.rh_xid = x;
-	h.rh_proc = RPCRDMA_NOMSG;
-	h.rh_reads[0].rr_position = 0;
-	h.rh_reads[0].rr_seg.rs_length = 0xfffffff0u;
+	h.hd_xid = x;
+	h.hd_proc = RPCRDMA_NOMSG;
+	h.hd_reads[0].rd_position = 0;
+	h.hd_reads[0].rd_seg.se_length = 0xfffffff0u;
 	m.m_len = 0;
 	put_good_hdr(&m, &h);
 	bad("a 4 GiB read chunk", &m, x, RPCRDMA_ERR_CHUNK);
 
 	x = ++bad_xid;
-	h.rh_xid = x;
-	h.rh_reads[0].rr_seg.rs_length = 0x200;
-	h.rh_reads[0].rr_seg.rs_offset = 0xffffffffffffff00ull;
+	h.hd_xid = x;
+	h.hd_reads[0].rd_seg.se_length = 0x200;
+	h.hd_reads[0].rd_seg.se_offset = 0xffffffffffffff00ull;
 	m.m_len = 0;
 	put_good_hdr(&m, &h);
 	bad("a read segment whose address wraps", &m, x, RPCRDMA_ERR_CHUNK);
 
 	x = ++bad_xid;
-	h.rh_xid = x;
-	h.rh_proc = RPCRDMA_MSG;
-	h.rh_nreads = 2;
-	h.rh_reads[0].rr_position = 44;
-	h.rh_reads[0].rr_seg.rs_length = 4;
-	h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)bad_chunk;
-	h.rh_reads[1] = h.rh_reads[0];
-	h.rh_reads[1].rr_position = 40;		/* before the first */
+	h.hd_xid = x;
+	h.hd_proc = RPCRDMA_MSG;
+	h.hd_nreads = 2;
+	h.hd_reads[0].rd_position = 44;
+	h.hd_reads[0].rd_seg.se_length = 4;
+	h.hd_reads[0].rd_seg.se_offset = (uintptr_t)bad_chunk;
+	h.hd_reads[1] = h.hd_reads[0];
+	h.hd_reads[1].rd_position = 40;		/* before the first */
 	m.m_len = 0;
 	put_good_hdr(&m, &h);
 	put_call(&m, x, 1u);

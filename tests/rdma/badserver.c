@@ -96,9 +96,9 @@ static void good_hdr(struct msg *m, uint32_t xid)
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_credits = BS_CREDITS;
-	h.rh_proc = RPCRDMA_MSG;
+	h.hd_xid = xid;
+	h.hd_credits = BS_CREDITS;
+	h.hd_proc = RPCRDMA_MSG;
 	m->m_len = 0;
 	n = rpcrdma_hdr_encode(m->m_buf, sizeof(m->m_buf), &h);
 	if (n < 0)
@@ -153,18 +153,18 @@ static int serve_call(const struct msg *c)
 
 	hexdump("Call", c);
 	rc = rpcrdma_hdr_decode(c->m_buf, c->m_len, &h);
-	if (rc || h.rh_proc != RPCRDMA_MSG)
-		die("Call: transport header decode %d, proc %u", rc, h.rh_proc);
-	if (c->m_len < h.rh_hdrlen + 24)
+	if (rc || h.hd_proc != RPCRDMA_MSG)
+		die("Call: transport header decode %d, proc %u", rc, h.hd_proc);
+	if (c->m_len < h.hd_hdrlen + 24)
 		die("Call: RPC header truncated (%zu bytes)", c->m_len);
-	rpc = c->m_buf + h.rh_hdrlen;
-	xid = h.rh_xid;
+	rpc = c->m_buf + h.hd_hdrlen;
+	xid = h.hd_xid;
 	if (get32(rpc) != xid || get32(rpc + 4) != 0 || get32(rpc + 8) != 2)
 		die("Call: bad RPC header (xid %#x, msg type %u, rpcvers %u)",
 		    get32(rpc), get32(rpc + 4), get32(rpc + 8));
 	proc = get32(rpc + 20);
 	printf("# Call xid %#x proc %u, credits asked %u\n", xid, proc,
-	       h.rh_credits);
+	       h.hd_credits);
 
 	switch (proc) {
 	case 1:

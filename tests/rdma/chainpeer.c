@@ -94,10 +94,10 @@ static void put_hdr(struct msg *m, const struct rpcrdma_hdr *h)
 static void hdr_init(struct rpcrdma_hdr *h, uint32_t x, uint32_t proc)
 {
 	memset(h, 0, sizeof(*h));
-	h->rh_xid = x;
-	h->rh_vers = 1;
-	h->rh_credits = CP_CREDITS;
-	h->rh_proc = proc;
+	h->hd_xid = x;
+	h->hd_vers = 1;
+	h->hd_credits = CP_CREDITS;
+	h->hd_proc = proc;
 }
 
 /* A steering tag none of our registrations has. */
@@ -259,19 +259,19 @@ static const char *run_reply2(void)
 
 	memset(rd, 0x42, n);
 	hdr_init(&h, x, RPCRDMA_MSG);
-	h.rh_nreads = 1;
-	h.rh_reads[0].rr_position = 44;
-	h.rh_reads[0].rr_seg.rs_handle = rdmr->rkey;
-	h.rh_reads[0].rr_seg.rs_length = n;
-	h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)rd;
-	h.rh_has_reply = true;
-	h.rh_reply.rc_nsegs = 2;
-	h.rh_reply.rc_segs[0].rs_handle = bogus_rkey();
-	h.rh_reply.rc_segs[0].rs_length = 4096;
-	h.rh_reply.rc_segs[0].rs_offset = (uintptr_t)wr;
-	h.rh_reply.rc_segs[1].rs_handle = wrmr->rkey;
-	h.rh_reply.rc_segs[1].rs_length = 4096;
-	h.rh_reply.rc_segs[1].rs_offset = (uintptr_t)wr + 4096;
+	h.hd_nreads = 1;
+	h.hd_reads[0].rd_position = 44;
+	h.hd_reads[0].rd_seg.se_handle = rdmr->rkey;
+	h.hd_reads[0].rd_seg.se_length = n;
+	h.hd_reads[0].rd_seg.se_offset = (uintptr_t)rd;
+	h.hd_has_reply = true;
+	h.hd_reply.rc_nsegs = 2;
+	h.hd_reply.rc_segs[0].se_handle = bogus_rkey();
+	h.hd_reply.rc_segs[0].se_length = 4096;
+	h.hd_reply.rc_segs[0].se_offset = (uintptr_t)wr;
+	h.hd_reply.rc_segs[1].se_handle = wrmr->rkey;
+	h.hd_reply.rc_segs[1].se_length = 4096;
+	h.hd_reply.rc_segs[1].se_offset = (uintptr_t)wr + 4096;
 	m.m_len = 0;
 	put_hdr(&m, &h);
 	put_call(&m, x, ECHO_BYTES);
@@ -292,13 +292,13 @@ static const char *run_read2(void)
 	put_call(&body, x, ECHO_NULL);
 	memcpy(rd, body.m_buf, body.m_len);
 	hdr_init(&h, x, RPCRDMA_NOMSG);
-	h.rh_nreads = 2;
-	h.rh_reads[0].rr_seg.rs_handle = bogus_rkey();
-	h.rh_reads[0].rr_seg.rs_length = 20;
-	h.rh_reads[0].rr_seg.rs_offset = (uintptr_t)rd;
-	h.rh_reads[1].rr_seg.rs_handle = rdmr->rkey;
-	h.rh_reads[1].rr_seg.rs_length = (uint32_t)body.m_len - 20;
-	h.rh_reads[1].rr_seg.rs_offset = (uintptr_t)rd + 20;
+	h.hd_nreads = 2;
+	h.hd_reads[0].rd_seg.se_handle = bogus_rkey();
+	h.hd_reads[0].rd_seg.se_length = 20;
+	h.hd_reads[0].rd_seg.se_offset = (uintptr_t)rd;
+	h.hd_reads[1].rd_seg.se_handle = rdmr->rkey;
+	h.hd_reads[1].rd_seg.se_length = (uint32_t)body.m_len - 20;
+	h.hd_reads[1].rd_seg.se_offset = (uintptr_t)rd + 20;
 	m.m_len = 0;
 	put_hdr(&m, &h);
 	send_msg(&m);
@@ -319,12 +319,12 @@ static const char *run_depth(int *verified)
 	for (k = 0; k < n; k++)
 		rd[k] = (uint8_t)(k * 7 + 3);
 	hdr_init(&h, x, RPCRDMA_MSG);
-	h.rh_nreads = 8;
+	h.hd_nreads = 8;
 	for (k = 0; k < 8; k++) {
-		h.rh_reads[k].rr_position = 44;
-		h.rh_reads[k].rr_seg.rs_handle = rdmr->rkey;
-		h.rh_reads[k].rr_seg.rs_length = n / 8;
-		h.rh_reads[k].rr_seg.rs_offset = (uintptr_t)rd + k * (n / 8);
+		h.hd_reads[k].rd_position = 44;
+		h.hd_reads[k].rd_seg.se_handle = rdmr->rkey;
+		h.hd_reads[k].rd_seg.se_length = n / 8;
+		h.hd_reads[k].rd_seg.se_offset = (uintptr_t)rd + k * (n / 8);
 	}
 	m.m_len = 0;
 	put_hdr(&m, &h);
@@ -339,9 +339,9 @@ static const char *run_depth(int *verified)
 
 		/* RDMA_MSG, no chunks; the RPC Reply: 24 bytes, length, data. */
 		if (rpcrdma_hdr_decode(got.m_buf, (uint32_t)got.m_len, &rh) ||
-		    got.m_len < rh.rh_hdrlen + 28 + n)
+		    got.m_len < rh.hd_hdrlen + 28 + n)
 			return o;
-		p = got.m_buf + rh.rh_hdrlen;
+		p = got.m_buf + rh.hd_hdrlen;
 		*verified = get32(p + 24) == n;
 		for (k = 0; k < n && *verified; k++)
 			*verified = p[28 + k] == (uint8_t)(k * 7 + 3);
@@ -368,11 +368,11 @@ static void dying_child(const char *addr, const char *port, const char *src,
 	for (k = 44; k < CP_RD; k++)
 		rd[k] = (uint8_t)k;
 	hdr_init(&h, x, RPCRDMA_NOMSG);
-	h.rh_nreads = CP_NSEG;
+	h.hd_nreads = CP_NSEG;
 	for (k = 0; k < CP_NSEG; k++) {
-		h.rh_reads[k].rr_seg.rs_handle = rdmr->rkey;
-		h.rh_reads[k].rr_seg.rs_length = CP_SEG;
-		h.rh_reads[k].rr_seg.rs_offset = (uintptr_t)rd + (uint64_t)k * CP_SEG;
+		h.hd_reads[k].rd_seg.se_handle = rdmr->rkey;
+		h.hd_reads[k].rd_seg.se_length = CP_SEG;
+		h.hd_reads[k].rd_seg.se_offset = (uintptr_t)rd + (uint64_t)k * CP_SEG;
 	}
 	m.m_len = 0;
 	put_hdr(&m, &h);

@@ -74,12 +74,12 @@ static void rdma_read_into(uint8_t *dst, const struct rpcrdma_segment *s)
 {
 	enum ibv_wc_status st;
 
-	if (rdma_post_read(cp_id, NULL, dst, s->rs_length, cp_callmr, 0,
-			   s->rs_offset, s->rs_handle))
+	if (rdma_post_read(cp_id, NULL, dst, s->se_length, cp_callmr, 0,
+			   s->se_offset, s->se_handle))
 		die("rdma_post_read: %s", strerror(errno));
 	st = sq_wait("RDMA Read");
 	if (st != IBV_WC_SUCCESS)
-		die("RDMA Read of %u bytes: %s", s->rs_length,
+		die("RDMA Read of %u bytes: %s", s->se_length,
 		    ibv_wc_status_str(st));
 }
 
@@ -88,10 +88,10 @@ static void rdma_write_from(const uint8_t *src, uint32_t len,
 {
 	enum ibv_wc_status st;
 
-	if (len > s->rs_length)
-		die("writing %u bytes into a %u-byte segment", len, s->rs_length);
+	if (len > s->se_length)
+		die("writing %u bytes into a %u-byte segment", len, s->se_length);
 	if (rdma_post_write(cp_id, NULL, (void *)src, len, mr, 0,
-			    s->rs_offset, s->rs_handle))
+			    s->se_offset, s->se_handle))
 		die("rdma_post_write: %s", strerror(errno));
 	st = sq_wait("RDMA Write");
 	if (st != IBV_WC_SUCCESS)
@@ -120,33 +120,33 @@ static uint32_t rebuild_call(const struct rpcrdma_hdr *h, const uint8_t *in,
 {
 	uint32_t op = 0, ip = 0, i;
 
-	*nread = h->rh_nreads;
-	for (i = 0; i < h->rh_nreads; i++) {
-		const struct rpcrdma_read_segment *r = &h->rh_reads[i];
+	*nread = h->hd_nreads;
+	for (i = 0; i < h->hd_nreads; i++) {
+		const struct rpcrdma_read_segment *r = &h->hd_reads[i];
 		uint32_t gap;
 
-		if (r->rr_position & 3)
+		if (r->rd_position & 3)
 			die("Read chunk position %u is not XDR-aligned",
-			    r->rr_position);
-		if (h->rh_proc == RPCRDMA_NOMSG) {
-			if (r->rr_position)
-				die("long Call chunk at position %u", r->rr_position);
+			    r->rd_position);
+		if (h->hd_proc == RPCRDMA_NOMSG) {
+			if (r->rd_position)
+				die("long Call chunk at position %u", r->rd_position);
 		} else {
-			if (r->rr_position < op)
+			if (r->rd_position < op)
 				die("Read chunk positions go backwards");
-			gap = r->rr_position - op;
+			gap = r->rd_position - op;
 			if (gap > inlen - ip)
 				die("Read chunk position %u past the message",
-				    r->rr_position);
+				    r->rd_position);
 			memcpy(cp_call + op, in + ip, gap);
 			ip += gap;
 			op += gap;
 		}
-		if ((uint64_t)op + r->rr_seg.rs_length + 3 > CP_WORK)
+		if ((uint64_t)op + r->rd_seg.se_length + 3 > CP_WORK)
 			die("Call too large");
-		rdma_read_into(cp_call + op, &r->rr_seg);
-		op += r->rr_seg.rs_length;
-		if (h->rh_proc != RPCRDMA_NOMSG)
+		rdma_read_into(cp_call + op, &r->rd_seg);
+		op += r->rd_seg.se_length;
+		if (h->hd_proc != RPCRDMA_NOMSG)
 			while (op & 3)
 				cp_call[op++] = 0;
 	}
@@ -208,7 +208,7 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 {
 	struct rpcrdma_hdr rh;
 	uint8_t hdr[RPCRDMA_HDRLEN_MAX];
-	uint32_t xid = h->rh_xid, proc, off = 24, rlen = 24, dlen = 0;
+	uint32_t xid = h->hd_xid, proc, off = 24, rlen = 24, dlen = 0;
 	const uint8_t *data = NULL;
 	int placed = 0, stop = 0;
 	ssize_t n;
@@ -235,9 +235,9 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 		data = cp_call + off + 4;
 		wr32(cp_reply + rlen, dlen);
 		rlen += 4;
-		if (h->rh_nwrites && dlen >= 1024) {
+		if (h->hd_nwrites && dlen >= 1024) {
 			rdma_write_from(data, dlen, cp_callmr,
-					&h->rh_writes[0].rc_segs[0]);
+					&h->hd_writes[0].rc_segs[0]);
 			placed = 1;
 		} else {
 			memcpy(cp_reply + rlen, data, dlen);
@@ -257,10 +257,10 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 			if (!cp_have_abandoned)
 				die("no abandoned Call to read from");
 			printf("# RDMA Read with the abandoned Call's rkey %#x\n",
-			       cp_abandoned.rs_handle);
+			       cp_abandoned.se_handle);
 			if (rdma_post_read(cp_id, NULL, cp_call, 8, cp_callmr, 0,
-					   cp_abandoned.rs_offset,
-					   cp_abandoned.rs_handle))
+					   cp_abandoned.se_offset,
+					   cp_abandoned.se_handle))
 				die("rdma_post_read: %s", strerror(errno));
 			st = sq_wait("abandoned-rkey RDMA Read");
 			if (st == IBV_WC_SUCCESS) {
@@ -279,11 +279,11 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 			if (!cp_have_prev)
 				die("stale-rkey check without an earlier Reply chunk");
 			printf("# RDMA Write with the finished RPC's rkey %#x at %#llx\n",
-			       cp_prev_reply.rs_handle,
-			       (unsigned long long)cp_prev_reply.rs_offset);
+			       cp_prev_reply.se_handle,
+			       (unsigned long long)cp_prev_reply.se_offset);
 			if (rdma_post_write(cp_id, NULL, cp_reply, 8, cp_replymr, 0,
-					    cp_prev_reply.rs_offset,
-					    cp_prev_reply.rs_handle))
+					    cp_prev_reply.se_offset,
+					    cp_prev_reply.se_handle))
 				die("rdma_post_write: %s", strerror(errno));
 			st = sq_wait("stale RDMA Write");
 			if (st == IBV_WC_SUCCESS)
@@ -304,48 +304,48 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 	}
 
 	if (proc == 1 && cp_mode == 20) {
-		if (!h->rh_nreads)
+		if (!h->hd_nreads)
 			die("the Call to abandon has no Read chunk");
-		cp_abandoned = h->rh_reads[0].rr_seg;
+		cp_abandoned = h->hd_reads[0].rd_seg;
 		cp_have_abandoned = 1;
 		cp_mode = 0;
 		printf("# ECHO_BYTES xid %#x left unanswered\n", xid);
 		return 1;
 	}
 	memset(&rh, 0, sizeof(rh));
-	rh.rh_xid = xid;
-	rh.rh_credits = CP_CREDITS;
-	rh.rh_proc = RPCRDMA_MSG;
-	if (h->rh_nwrites && !placed) {	/* unused: every length 0 */
+	rh.hd_xid = xid;
+	rh.hd_credits = CP_CREDITS;
+	rh.hd_proc = RPCRDMA_MSG;
+	if (h->hd_nwrites && !placed) {	/* unused: every length 0 */
 		uint32_t k;
 
-		rh.rh_nwrites = 1;
-		rh.rh_writes[0] = h->rh_writes[0];
-		for (k = 0; k < rh.rh_writes[0].rc_nsegs; k++)
-			rh.rh_writes[0].rc_segs[k].rs_length = 0;
+		rh.hd_nwrites = 1;
+		rh.hd_writes[0] = h->hd_writes[0];
+		for (k = 0; k < rh.hd_writes[0].rc_nsegs; k++)
+			rh.hd_writes[0].rc_segs[k].se_length = 0;
 	}
 	if (placed) {
-		rh.rh_nwrites = 1;
-		rh.rh_writes[0] = h->rh_writes[0];
-		rh.rh_writes[0].rc_segs[0].rs_length = dlen;
+		rh.hd_nwrites = 1;
+		rh.hd_writes[0] = h->hd_writes[0];
+		rh.hd_writes[0].rc_segs[0].se_length = dlen;
 		if (proc == 1 && cp_mode == 12)
-			rh.rh_writes[0].rc_segs[0].rs_length = dlen - 1;
+			rh.hd_writes[0].rc_segs[0].se_length = dlen - 1;
 		if (proc == 1 && cp_mode == 13)
-			rh.rh_writes[0].rc_segs[0].rs_length =
-				h->rh_writes[0].rc_segs[0].rs_length + 4;
+			rh.hd_writes[0].rc_segs[0].se_length =
+				h->hd_writes[0].rc_segs[0].se_length + 4;
 	}
-	if (h->rh_has_reply) {
-		rdma_write_from(cp_reply, rlen, cp_replymr, &h->rh_reply.rc_segs[0]);
-		rh.rh_proc = RPCRDMA_NOMSG;
-		rh.rh_has_reply = true;
-		rh.rh_reply = h->rh_reply;
-		rh.rh_reply.rc_segs[0].rs_length = rlen;
+	if (h->hd_has_reply) {
+		rdma_write_from(cp_reply, rlen, cp_replymr, &h->hd_reply.rc_segs[0]);
+		rh.hd_proc = RPCRDMA_NOMSG;
+		rh.hd_has_reply = true;
+		rh.hd_reply = h->hd_reply;
+		rh.hd_reply.rc_segs[0].se_length = rlen;
 		if (proc == 1 && cp_mode == 10)
-			rh.rh_reply.rc_segs[0].rs_length =
-				h->rh_reply.rc_segs[0].rs_length + 4;
+			rh.hd_reply.rc_segs[0].se_length =
+				h->hd_reply.rc_segs[0].se_length + 4;
 		if (proc == 1 && cp_mode == 11)
-			rh.rh_reply.rc_segs[0].rs_handle ^= 0x80;
-		cp_prev_reply = h->rh_reply.rc_segs[0];
+			rh.hd_reply.rc_segs[0].se_handle ^= 0x80;
+		cp_prev_reply = h->hd_reply.rc_segs[0];
 		cp_have_prev = 1;
 	}
 	if (proc == 1)
@@ -353,7 +353,7 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 	n = rpcrdma_hdr_encode(hdr, sizeof(hdr), &rh);
 	if (n < 0)
 		die("rpcrdma_hdr_encode: %zd", n);
-	if (rh.rh_proc == RPCRDMA_NOMSG) {
+	if (rh.hd_proc == RPCRDMA_NOMSG) {
 		send_raw(hdr, (size_t)n);
 	} else if ((size_t)n + rlen <= CP_BUF) {
 		memmove(cp_reply + n, cp_reply, rlen);
@@ -472,10 +472,10 @@ int main(int argc, char **argv)
 			die("receive: %s (the client left)", ibv_wc_status_str(wc.status));
 		slot = wc.wr_id;
 		rc = rpcrdma_hdr_decode(cp_rbuf + slot * CP_BUF, wc.byte_len, &h);
-		if (rc || (h.rh_proc != RPCRDMA_MSG && h.rh_proc != RPCRDMA_NOMSG))
-			die("Call header: decode %d proc %u", rc, h.rh_proc);
-		clen = rebuild_call(&h, cp_rbuf + slot * CP_BUF + h.rh_hdrlen,
-				    wc.byte_len - (uint32_t)h.rh_hdrlen, &nread);
+		if (rc || (h.hd_proc != RPCRDMA_MSG && h.hd_proc != RPCRDMA_NOMSG))
+			die("Call header: decode %d proc %u", rc, h.hd_proc);
+		clen = rebuild_call(&h, cp_rbuf + slot * CP_BUF + h.hd_hdrlen,
+				    wc.byte_len - (uint32_t)h.hd_hdrlen, &nread);
 		post_recv(slot);
 		calls++;
 		reads += nread;

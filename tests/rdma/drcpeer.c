@@ -154,20 +154,20 @@ static void send_call(struct conn *c, uint32_t xid, uint32_t prog,
 	size_t i;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_vers = RPCRDMA_VERSION;
-	h.rh_credits = 8;
-	h.rh_proc = RPCRDMA_MSG;
+	h.hd_xid = xid;
+	h.hd_vers = RPCRDMA_VERSION;
+	h.hd_credits = 8;
+	h.hd_proc = RPCRDMA_MSG;
 	memset(c->chunk, 0, DP_CHUNK);
 	if (chunk && dp_kind == 'r') {
-		h.rh_has_reply = true;
-		h.rh_reply.rc_nsegs = 1;
-		h.rh_reply.rc_segs[0] = (struct rpcrdma_segment){
+		h.hd_has_reply = true;
+		h.hd_reply.rc_nsegs = 1;
+		h.hd_reply.rc_segs[0] = (struct rpcrdma_segment){
 			c->cmr->rkey, DP_CHUNK, (uintptr_t)c->chunk };
 	} else if (chunk && dp_kind == 'w') {
-		h.rh_nwrites = 1;
-		h.rh_writes[0].rc_nsegs = 1;
-		h.rh_writes[0].rc_segs[0] = (struct rpcrdma_segment){
+		h.hd_nwrites = 1;
+		h.hd_writes[0].rc_nsegs = 1;
+		h.hd_writes[0].rc_segs[0] = (struct rpcrdma_segment){
 			c->cmr->rkey, DP_CHUNK, (uintptr_t)c->chunk };
 	}
 	n = rpcrdma_hdr_encode(m.m_buf, sizeof(m.m_buf), &h);
@@ -209,29 +209,29 @@ static int get_reply(struct conn *c, uint32_t xid, int ms,
 		post_recv(c, wc.wr_id);
 		if (rpcrdma_hdr_decode(m.m_buf, m.m_len, &h))
 			die("undecodable Reply header");
-		if (h.rh_xid == xid)
+		if (h.hd_xid == xid)
 			break;
-		printf("# a Reply to xid %#x while waiting for %#x\n", h.rh_xid, xid);
+		printf("# a Reply to xid %#x while waiting for %#x\n", h.hd_xid, xid);
 	}
-	if (h.rh_proc == RPCRDMA_NOMSG) {
-		for (i = 0; i < h.rh_reply.rc_nsegs; i++)
-			len += h.rh_reply.rc_segs[i].rs_length;
-		if (!h.rh_has_reply || len > DP_CHUNK)
+	if (h.hd_proc == RPCRDMA_NOMSG) {
+		for (i = 0; i < h.hd_reply.rc_nsegs; i++)
+			len += h.hd_reply.rc_segs[i].se_length;
+		if (!h.hd_has_reply || len > DP_CHUNK)
 			die("RDMA_NOMSG without a usable Reply chunk (%u bytes)", len);
 		rpc->p = c->chunk;
 		rpc->len = len;
-	} else if (h.rh_proc == RPCRDMA_MSG) {
-		rpc->len = m.m_len - h.rh_hdrlen;
-		memcpy(rpc->inl, m.m_buf + h.rh_hdrlen, rpc->len);
+	} else if (h.hd_proc == RPCRDMA_MSG) {
+		rpc->len = m.m_len - h.hd_hdrlen;
+		memcpy(rpc->inl, m.m_buf + h.hd_hdrlen, rpc->len);
 		rpc->p = rpc->inl;
-		if (h.rh_nwrites)
-			*written = h.rh_writes[0].rc_segs[0].rs_length;
+		if (h.hd_nwrites)
+			*written = h.hd_writes[0].rc_segs[0].se_length;
 	} else {
 		hexdump("not a Reply", &m);
-		die("RDMA proc %u for xid %#x", h.rh_proc, xid);
+		die("RDMA proc %u for xid %#x", h.hd_proc, xid);
 	}
 	printf("# xid %#x: %s, %zu bytes of RPC Reply%s\n", xid,
-	       h.rh_proc == RPCRDMA_NOMSG ? "Reply chunk" : "inline",
+	       h.hd_proc == RPCRDMA_NOMSG ? "Reply chunk" : "inline",
 	       rpc->len, *written ? ", data by Write chunk" : "");
 	return 1;
 }

@@ -56,9 +56,9 @@ static void send_reply(uint32_t xid)
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_credits = LP_CREDITS;
-	h.rh_proc = RPCRDMA_MSG;
+	h.hd_xid = xid;
+	h.hd_credits = LP_CREDITS;
+	h.hd_proc = RPCRDMA_MSG;
 	m.m_len = 0;
 	n = rpcrdma_hdr_encode(m.m_buf, sizeof(m.m_buf), &h);
 	if (n < 0)
@@ -156,13 +156,13 @@ static int next_call(uint32_t *xid, uint32_t *proc, int *nomsg)
 	rc = rpcrdma_hdr_decode(p, wc.byte_len, &h);
 	if (rc)
 		die("Call: transport header decode %d", rc);
-	*xid = h.rh_xid;
-	*nomsg = h.rh_proc == RPCRDMA_NOMSG;
+	*xid = h.hd_xid;
+	*nomsg = h.hd_proc == RPCRDMA_NOMSG;
 	*proc = 0;
 	if (!*nomsg) {
-		if (wc.byte_len < h.rh_hdrlen + 24)
+		if (wc.byte_len < h.hd_hdrlen + 24)
 			die("Call: RPC header truncated (%u bytes)", wc.byte_len);
-		*proc = get32(p + h.rh_hdrlen + 20);
+		*proc = get32(p + h.hd_hdrlen + 20);
 	}
 	post_recv(wc.wr_id);
 	return 1;

@@ -51,9 +51,9 @@ static void build_call(struct msg *m, uint32_t xid)
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_credits = NR_CREDITS;
-	h.rh_proc = RPCRDMA_MSG;
+	h.hd_xid = xid;
+	h.hd_credits = NR_CREDITS;
+	h.hd_proc = RPCRDMA_MSG;
 	n = rpcrdma_hdr_encode(m->m_buf, sizeof(m->m_buf), &h);
 	if (n < 0)
 		die("rpcrdma_hdr_encode: %zd", n);

@@ -332,9 +332,9 @@ static struct rpcrdma_chunk chunk(unsigned n, const uint32_t *lens)
 	memset(&c, 0, sizeof(c));
 	c.rc_nsegs = n;
 	for (i = 0; i < n; i++) {
-		c.rc_segs[i].rs_handle = 0x100 + i;
-		c.rc_segs[i].rs_length = lens[i];
-		c.rc_segs[i].rs_offset = 0x7f0000000000ull + i * 0x100000ull;
+		c.rc_segs[i].se_handle = 0x100 + i;
+		c.rc_segs[i].se_length = lens[i];
+		c.rc_segs[i].se_offset = 0x7f0000000000ull + i * 0x100000ull;
 	}
 	return c;
 }
@@ -358,10 +358,10 @@ START_TEST(returned_checks)
 	r = chunk(1, r_long);	/* more than offered */
 	ck_assert_int_eq(rpcrdma_chunk_returned(&o1, &r, &total), -EBADMSG);
 	r = chunk(1, r_ok);
-	r.rc_segs[0].rs_handle ^= 1;	/* not our handle */
+	r.rc_segs[0].se_handle ^= 1;	/* not our handle */
 	ck_assert_int_eq(rpcrdma_chunk_returned(&o1, &r, &total), -EBADMSG);
 	r = chunk(1, r_ok);
-	r.rc_segs[0].rs_offset += 4;	/* not our offset */
+	r.rc_segs[0].se_offset += 4;	/* not our offset */
 	ck_assert_int_eq(rpcrdma_chunk_returned(&o1, &r, &total), -EBADMSG);
 	r = chunk(3, r3_ok);
 	ck_assert_int_eq(rpcrdma_chunk_returned(&o1, &r, &total), -EBADMSG);

@@ -17,12 +17,12 @@
 
 static void rd(struct rpcrdma_hdr *h, uint32_t pos, uint32_t len, uint64_t raddr)
 {
-	struct rpcrdma_read_segment *r = &h->rh_reads[h->rh_nreads++];
+	struct rpcrdma_read_segment *r = &h->hd_reads[h->hd_nreads++];
 
-	r->rr_position = pos;
-	r->rr_seg.rs_handle = 0x1234;
-	r->rr_seg.rs_length = len;
-	r->rr_seg.rs_offset = raddr;
+	r->rd_position = pos;
+	r->rd_seg.se_handle = 0x1234;
+	r->rd_seg.se_length = len;
+	r->rd_seg.se_offset = raddr;
 }
 
 /* Limits: only the reassembly buffer's, or the given ones. */
@@ -44,8 +44,8 @@ static const struct rpcrdma_chunk_limits *call_only(uint32_t max_call)
 static void hdr(struct rpcrdma_hdr *h, uint32_t proc)
 {
 	memset(h, 0, sizeof(*h));
-	h->rh_vers = 1;
-	h->rh_proc = proc;
+	h->hd_vers = 1;
+	h->hd_proc = proc;
 }
 
 /*
@@ -60,12 +60,12 @@ static void rebuild(const struct rpcrdma_call_map *m, const uint8_t *inl,
 
 	memset(out, 0xee, m->cm_len);
 	for (i = 0; i < m->cm_ncopies; i++)
-		memcpy(out + m->cm_copies[i].cc_dst, inl + m->cm_copies[i].cc_src,
-		       m->cm_copies[i].cc_len);
+		memcpy(out + m->cm_copies[i].cy_dst, inl + m->cm_copies[i].cy_src,
+		       m->cm_copies[i].cy_len);
 	for (i = 0; i < m->cm_npulls; i++)
 		memcpy(out + m->cm_pulls[i].pl_dst,
-		       remote + m->cm_pulls[i].pl_seg.rs_offset,
-		       m->cm_pulls[i].pl_seg.rs_length);
+		       remote + m->cm_pulls[i].pl_seg.se_offset,
+		       m->cm_pulls[i].pl_seg.se_length);
 	for (i = 0; i < m->cm_nzeros; i++)
 		memset(out + m->cm_zeros[i].zr_dst, 0, m->cm_zeros[i].zr_len);
 }
@@ -92,7 +92,7 @@ START_TEST(nomsg_concatenates)
 	ck_assert_mem_eq(out, remote, 36);
 	/* Inline bytes beside a position-zero chunk, or another position. */
 	ck_assert_int_eq(rpcrdma_map_call(&h, 4, call_only(1000), &m), -EBADMSG);
-	h.rh_reads[1].rr_position = 8;
+	h.hd_reads[1].rd_position = 8;
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), -EBADMSG);
 }
 END_TEST
@@ -226,18 +226,18 @@ START_TEST(fill)
 	ck_assert_int_eq(rpcrdma_chunk_capacity(&ch), 300);
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, 150, &w), 0);
 	ck_assert_uint_eq(w.rc_nsegs, 3);
-	ck_assert_uint_eq(w.rc_segs[0].rs_length, 100);
-	ck_assert_uint_eq(w.rc_segs[1].rs_length, 50);
-	ck_assert_uint_eq(w.rc_segs[2].rs_length, 0);
-	ck_assert_uint_eq(w.rc_segs[1].rs_handle, 2);
-	ck_assert_uint_eq(w.rc_segs[2].rs_offset, 5000);
+	ck_assert_uint_eq(w.rc_segs[0].se_length, 100);
+	ck_assert_uint_eq(w.rc_segs[1].se_length, 50);
+	ck_assert_uint_eq(w.rc_segs[2].se_length, 0);
+	ck_assert_uint_eq(w.rc_segs[1].se_handle, 2);
+	ck_assert_uint_eq(w.rc_segs[2].se_offset, 5000);
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, 300, &w), 0);
-	ck_assert_uint_eq(w.rc_segs[2].rs_length, 100);
+	ck_assert_uint_eq(w.rc_segs[2].se_length, 100);
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, 0, &w), 0);
-	ck_assert_uint_eq(w.rc_segs[0].rs_length, 0);
+	ck_assert_uint_eq(w.rc_segs[0].se_length, 0);
 	/* One byte too many: refused, the Reply goes as ERR_CHUNK. */
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, 301, &w), -EMSGSIZE);
-	ch.rc_segs[1].rs_offset = UINT64_MAX - 10;
+	ch.rc_segs[1].se_offset = UINT64_MAX - 10;
 	ck_assert_int_eq(rpcrdma_chunk_capacity(&ch), -EBADMSG);
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, 1, &w), -EMSGSIZE);
 }
@@ -350,18 +350,18 @@ START_TEST(address_edges)
 	hdr(&h, RPCRDMA_NOMSG);
 	rd(&h, 0, 16, UINT64_MAX - 16);
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), 0);
-	ck_assert_uint_eq(m.cm_pulls[0].pl_seg.rs_offset, UINT64_MAX - 16);
-	h.rh_reads[0].rr_seg.rs_offset = UINT64_MAX - 15;
+	ck_assert_uint_eq(m.cm_pulls[0].pl_seg.se_offset, UINT64_MAX - 16);
+	h.hd_reads[0].rd_seg.se_offset = UINT64_MAX - 15;
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), -EBADMSG);
-	h.rh_reads[0].rr_seg.rs_offset = UINT64_MAX;
-	h.rh_reads[0].rr_seg.rs_length = 0;
+	h.hd_reads[0].rd_seg.se_offset = UINT64_MAX;
+	h.hd_reads[0].rd_seg.se_length = 0;
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), 0);
-	h.rh_reads[0].rr_seg.rs_length = 1;
+	h.hd_reads[0].rd_seg.se_length = 1;
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(1000), &m), -EBADMSG);
-	h.rh_reads[0].rr_seg.rs_offset = UINT64_MAX - UINT32_MAX;
-	h.rh_reads[0].rr_seg.rs_length = UINT32_MAX;
+	h.hd_reads[0].rd_seg.se_offset = UINT64_MAX - UINT32_MAX;
+	h.hd_reads[0].rd_seg.se_length = UINT32_MAX;
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(UINT32_MAX), &m), 0);
-	h.rh_reads[0].rr_seg.rs_offset++;
+	h.hd_reads[0].rd_seg.se_offset++;
 	ck_assert_int_eq(rpcrdma_map_call(&h, 0, call_only(UINT32_MAX), &m),
 			 -EBADMSG);
 }
@@ -387,25 +387,25 @@ START_TEST(limit_write_reply)
 
 	hdr(&h, RPCRDMA_MSG);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), 0);
-	h.rh_nwrites = 1;
-	wchunk(&h.rh_writes[0], 2, 1u << 20, 0x1000);	/* offers may be big */
+	h.hd_nwrites = 1;
+	wchunk(&h.hd_writes[0], 2, 1u << 20, 0x1000);	/* offers may be big */
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), 0);
-	h.rh_nwrites = 2;
-	wchunk(&h.rh_writes[1], 1, 64, 0x1000);
+	h.hd_nwrites = 2;
+	wchunk(&h.hd_writes[1], 1, 64, 0x1000);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EMSGSIZE);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, limits(8192, 2, 2, 8192)), 0);
-	h.rh_nwrites = 1;
-	wchunk(&h.rh_writes[0], 3, 64, 0x1000);
+	h.hd_nwrites = 1;
+	wchunk(&h.hd_writes[0], 3, 64, 0x1000);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EMSGSIZE);
-	wchunk(&h.rh_writes[0], 2, 64, UINT64_MAX - 100);	/* 2nd wraps */
+	wchunk(&h.hd_writes[0], 2, 64, UINT64_MAX - 100);	/* 2nd wraps */
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EBADMSG);
-	h.rh_nwrites = 0;
-	h.rh_has_reply = true;
-	wchunk(&h.rh_reply, 2, UINT32_MAX, 0);
+	h.hd_nwrites = 0;
+	h.hd_has_reply = true;
+	wchunk(&h.hd_reply, 2, UINT32_MAX, 0);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), 0);
-	wchunk(&h.rh_reply, 3, 64, 0);
+	wchunk(&h.hd_reply, 3, 64, 0);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EMSGSIZE);
-	wchunk(&h.rh_reply, 1, 64, UINT64_MAX - 63);
+	wchunk(&h.hd_reply, 1, 64, UINT64_MAX - 63);
 	ck_assert_int_eq(rpcrdma_check_chunks(&h, lim), -EBADMSG);
 	/* What one Reply may write. */
 	ck_assert(rpcrdma_reply_fits(lim, 8192));
@@ -423,9 +423,9 @@ START_TEST(capacity_64)
 	ck_assert_int_eq(rpcrdma_chunk_capacity(&ch),
 			 (int64_t)RPCRDMA_MAX_CHUNK_SEGS * UINT32_MAX);
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, ((uint64_t)1 << 32) + 5, &w), 0);
-	ck_assert_uint_eq(w.rc_segs[0].rs_length, UINT32_MAX);
-	ck_assert_uint_eq(w.rc_segs[1].rs_length, 6);
-	ck_assert_uint_eq(w.rc_segs[2].rs_length, 0);
+	ck_assert_uint_eq(w.rc_segs[0].se_length, UINT32_MAX);
+	ck_assert_uint_eq(w.rc_segs[1].se_length, 6);
+	ck_assert_uint_eq(w.rc_segs[2].se_length, 0);
 	ck_assert_int_eq(rpcrdma_fill_chunk(&ch, (uint64_t)RPCRDMA_MAX_CHUNK_SEGS *
 					    UINT32_MAX + 1, &w), -EMSGSIZE);
 	/* More segments than the codec represents: refused, not read. */

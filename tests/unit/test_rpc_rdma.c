@@ -25,18 +25,18 @@ static struct rpcrdma_segment seg(uint32_t handle, uint32_t length,
 static void hdr_init(struct rpcrdma_hdr *h, uint32_t xid, uint32_t proc)
 {
 	memset(h, 0, sizeof(*h));
-	h->rh_xid = xid;
-	h->rh_vers = RPCRDMA_VERSION;
-	h->rh_credits = 128;
-	h->rh_proc = proc;
+	h->hd_xid = xid;
+	h->hd_vers = RPCRDMA_VERSION;
+	h->hd_credits = 128;
+	h->hd_proc = proc;
 }
 
 static void add_read(struct rpcrdma_hdr *h, uint32_t pos,
 		     struct rpcrdma_segment s)
 {
-	h->rh_reads[h->rh_nreads].rr_position = pos;
-	h->rh_reads[h->rh_nreads].rr_seg = s;
-	h->rh_nreads++;
+	h->hd_reads[h->hd_nreads].rd_position = pos;
+	h->hd_reads[h->hd_nreads].rd_seg = s;
+	h->hd_nreads++;
 }
 
 static void fill_chunk(struct rpcrdma_chunk *ch, uint32_t nsegs, uint32_t tag)
@@ -52,9 +52,9 @@ static void fill_chunk(struct rpcrdma_chunk *ch, uint32_t nsegs, uint32_t tag)
 static void seg_eq(const struct rpcrdma_segment *a,
 		   const struct rpcrdma_segment *b)
 {
-	ck_assert_uint_eq(a->rs_handle, b->rs_handle);
-	ck_assert_uint_eq(a->rs_length, b->rs_length);
-	ck_assert_uint_eq(a->rs_offset, b->rs_offset);
+	ck_assert_uint_eq(a->se_handle, b->se_handle);
+	ck_assert_uint_eq(a->se_length, b->se_length);
+	ck_assert_uint_eq(a->se_offset, b->se_offset);
 }
 
 static void chunk_eq(const struct rpcrdma_chunk *a,
@@ -71,22 +71,22 @@ static void hdr_eq(const struct rpcrdma_hdr *a, const struct rpcrdma_hdr *b)
 {
 	uint32_t i;
 
-	ck_assert_uint_eq(a->rh_xid, b->rh_xid);
-	ck_assert_uint_eq(a->rh_vers, b->rh_vers);
-	ck_assert_uint_eq(a->rh_credits, b->rh_credits);
-	ck_assert_uint_eq(a->rh_proc, b->rh_proc);
-	ck_assert_uint_eq(a->rh_nreads, b->rh_nreads);
-	for (i = 0; i < a->rh_nreads; i++) {
-		ck_assert_uint_eq(a->rh_reads[i].rr_position,
-				  b->rh_reads[i].rr_position);
-		seg_eq(&a->rh_reads[i].rr_seg, &b->rh_reads[i].rr_seg);
+	ck_assert_uint_eq(a->hd_xid, b->hd_xid);
+	ck_assert_uint_eq(a->hd_vers, b->hd_vers);
+	ck_assert_uint_eq(a->hd_credits, b->hd_credits);
+	ck_assert_uint_eq(a->hd_proc, b->hd_proc);
+	ck_assert_uint_eq(a->hd_nreads, b->hd_nreads);
+	for (i = 0; i < a->hd_nreads; i++) {
+		ck_assert_uint_eq(a->hd_reads[i].rd_position,
+				  b->hd_reads[i].rd_position);
+		seg_eq(&a->hd_reads[i].rd_seg, &b->hd_reads[i].rd_seg);
 	}
-	ck_assert_uint_eq(a->rh_nwrites, b->rh_nwrites);
-	for (i = 0; i < a->rh_nwrites; i++)
-		chunk_eq(&a->rh_writes[i], &b->rh_writes[i]);
-	ck_assert_int_eq(a->rh_has_reply, b->rh_has_reply);
-	if (a->rh_has_reply)
-		chunk_eq(&a->rh_reply, &b->rh_reply);
+	ck_assert_uint_eq(a->hd_nwrites, b->hd_nwrites);
+	for (i = 0; i < a->hd_nwrites; i++)
+		chunk_eq(&a->hd_writes[i], &b->hd_writes[i]);
+	ck_assert_int_eq(a->hd_has_reply, b->hd_has_reply);
+	if (a->hd_has_reply)
+		chunk_eq(&a->hd_reply, &b->hd_reply);
 }
 
 /*
@@ -108,7 +108,7 @@ static size_t round_trip(const struct rpcrdma_hdr *h)
 	memcpy(copy, buf, (size_t)n);
 	ck_assert_int_eq(rpcrdma_hdr_decode(copy, (size_t)n, &out), 0);
 	free(copy);
-	ck_assert_uint_eq(out.rh_hdrlen, (size_t)n);
+	ck_assert_uint_eq(out.hd_hdrlen, (size_t)n);
 	hdr_eq(h, &out);
 	return (size_t)n;
 }
@@ -161,12 +161,12 @@ static void complex_hdr(struct rpcrdma_hdr *h)
 	add_read(h, 120, seg(0x10, 8192, 0x7f0000001000ull));
 	add_read(h, 120, seg(0x11, 4096, 0x7f0000003000ull));
 	add_read(h, 256, seg(0x12, 100, 0x7f0000009000ull));
-	h->rh_nwrites = 3;
-	fill_chunk(&h->rh_writes[0], 1, 0x100);
-	fill_chunk(&h->rh_writes[1], 3, 0x200);
-	fill_chunk(&h->rh_writes[2], 2, 0x300);
-	h->rh_has_reply = true;
-	fill_chunk(&h->rh_reply, 2, 0x400);
+	h->hd_nwrites = 3;
+	fill_chunk(&h->hd_writes[0], 1, 0x100);
+	fill_chunk(&h->hd_writes[1], 3, 0x200);
+	fill_chunk(&h->hd_writes[2], 2, 0x300);
+	h->hd_has_reply = true;
+	fill_chunk(&h->hd_reply, 2, 0x400);
 }
 
 /* ---- round trips -------------------------------------------------------- */
@@ -191,7 +191,7 @@ START_TEST(rt_msg_with_body)
 	ck_assert_int_eq(n, RPCRDMA_HDRLEN_MIN);
 	memset(buf + n, 0x5a, sizeof(buf) - (size_t)n);
 	ck_assert_int_eq(rpcrdma_hdr_decode(buf, sizeof(buf), &out), 0);
-	ck_assert_uint_eq(out.rh_hdrlen, RPCRDMA_HDRLEN_MIN);
+	ck_assert_uint_eq(out.hd_hdrlen, RPCRDMA_HDRLEN_MIN);
 }
 END_TEST
 
@@ -216,13 +216,13 @@ START_TEST(rt_extreme_values)
 	hdr_init(&h, UINT32_MAX, RPCRDMA_MSG);
 	add_read(&h, UINT32_MAX, seg(UINT32_MAX, UINT32_MAX, UINT64_MAX));
 	add_read(&h, UINT32_MAX, seg(0, 0, 0));
-	h.rh_nwrites = 1;
-	h.rh_writes[0].rc_nsegs = 2;
-	h.rh_writes[0].rc_segs[0] = seg(UINT32_MAX, UINT32_MAX, UINT64_MAX);
-	h.rh_writes[0].rc_segs[1] = seg(1, UINT32_MAX, UINT64_MAX - UINT32_MAX);
-	h.rh_has_reply = true;
-	h.rh_reply.rc_nsegs = 1;
-	h.rh_reply.rc_segs[0] = seg(UINT32_MAX, UINT32_MAX, 1ull << 63);
+	h.hd_nwrites = 1;
+	h.hd_writes[0].rc_nsegs = 2;
+	h.hd_writes[0].rc_segs[0] = seg(UINT32_MAX, UINT32_MAX, UINT64_MAX);
+	h.hd_writes[0].rc_segs[1] = seg(1, UINT32_MAX, UINT64_MAX - UINT32_MAX);
+	h.hd_has_reply = true;
+	h.hd_reply.rc_nsegs = 1;
+	h.hd_reply.rc_segs[0] = seg(UINT32_MAX, UINT32_MAX, 1ull << 63);
 	ck_assert_uint_eq(round_trip(&h), 28 + 2 * 24 + 8 + 2 * 16 + 4 + 16);
 }
 END_TEST
@@ -243,10 +243,10 @@ START_TEST(rt_several_write_chunks)
 	struct rpcrdma_hdr h;
 
 	hdr_init(&h, 43, RPCRDMA_MSG);
-	h.rh_nwrites = 3;
-	fill_chunk(&h.rh_writes[0], 1, 0x10);
-	fill_chunk(&h.rh_writes[1], RPCRDMA_MAX_CHUNK_SEGS, 0x20);
-	fill_chunk(&h.rh_writes[2], 5, 0x40);
+	h.hd_nwrites = 3;
+	fill_chunk(&h.hd_writes[0], 1, 0x10);
+	fill_chunk(&h.hd_writes[1], RPCRDMA_MAX_CHUNK_SEGS, 0x20);
+	fill_chunk(&h.hd_writes[2], 5, 0x40);
 	ck_assert_uint_eq(round_trip(&h),
 			  28 + 3 * 8 + (1 + 16 + 5) * RPCRDMA_SEGMENT_SIZE);
 }
@@ -257,10 +257,10 @@ START_TEST(rt_reply_chunk)
 	struct rpcrdma_hdr h;
 
 	hdr_init(&h, 44, RPCRDMA_NOMSG);
-	h.rh_has_reply = true;
-	fill_chunk(&h.rh_reply, 4, 0x77);
+	h.hd_has_reply = true;
+	fill_chunk(&h.hd_reply, 4, 0x77);
 	ck_assert_uint_eq(round_trip(&h), 28 + 4 + 4 * 16);
-	h.rh_proc = RPCRDMA_MSG;
+	h.hd_proc = RPCRDMA_MSG;
 	round_trip(&h);
 }
 END_TEST
@@ -271,7 +271,7 @@ START_TEST(rt_all_together)
 
 	complex_hdr(&h);
 	round_trip(&h);
-	h.rh_proc = RPCRDMA_NOMSG;
+	h.hd_proc = RPCRDMA_NOMSG;
 	round_trip(&h);
 }
 END_TEST
@@ -282,14 +282,14 @@ START_TEST(rt_every_bound_full)
 	uint32_t i;
 
 	hdr_init(&h, 0xffffffff, RPCRDMA_MSG);
-	h.rh_credits = 0xffffffff;
+	h.hd_credits = 0xffffffff;
 	for (i = 0; i < RPCRDMA_MAX_READ_SEGS; i++)
 		add_read(&h, i * 4, seg(i, i, (uint64_t)i << 40));
-	h.rh_nwrites = RPCRDMA_MAX_WRITE_CHUNKS;
+	h.hd_nwrites = RPCRDMA_MAX_WRITE_CHUNKS;
 	for (i = 0; i < RPCRDMA_MAX_WRITE_CHUNKS; i++)
-		fill_chunk(&h.rh_writes[i], RPCRDMA_MAX_CHUNK_SEGS, i << 8);
-	h.rh_has_reply = true;
-	fill_chunk(&h.rh_reply, RPCRDMA_MAX_CHUNK_SEGS, 0xabc);
+		fill_chunk(&h.hd_writes[i], RPCRDMA_MAX_CHUNK_SEGS, i << 8);
+	h.hd_has_reply = true;
+	fill_chunk(&h.hd_reply, RPCRDMA_MAX_CHUNK_SEGS, 0xabc);
 	ck_assert_uint_eq(round_trip(&h), RPCRDMA_HDRLEN_MAX);
 }
 END_TEST
@@ -303,13 +303,13 @@ START_TEST(rt_error_vers)
 					      RPCRDMA_ERR_VERS),
 			 RPCRDMA_HDRLEN_ERR_VERS);
 	ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), 0);
-	ck_assert_uint_eq(h.rh_xid, 0x99);
-	ck_assert_uint_eq(h.rh_credits, 5);
-	ck_assert_uint_eq(h.rh_proc, RPCRDMA_ERROR);
-	ck_assert_uint_eq(h.rh_err, RPCRDMA_ERR_VERS);
-	ck_assert_uint_eq(h.rh_vers_low, 1);
-	ck_assert_uint_eq(h.rh_vers_high, 1);
-	ck_assert_uint_eq(h.rh_hdrlen, RPCRDMA_HDRLEN_ERR_VERS);
+	ck_assert_uint_eq(h.hd_xid, 0x99);
+	ck_assert_uint_eq(h.hd_credits, 5);
+	ck_assert_uint_eq(h.hd_proc, RPCRDMA_ERROR);
+	ck_assert_uint_eq(h.hd_err, RPCRDMA_ERR_VERS);
+	ck_assert_uint_eq(h.hd_vers_low, 1);
+	ck_assert_uint_eq(h.hd_vers_high, 1);
+	ck_assert_uint_eq(h.hd_hdrlen, RPCRDMA_HDRLEN_ERR_VERS);
 }
 END_TEST
 
@@ -322,10 +322,10 @@ START_TEST(rt_error_chunk)
 					      RPCRDMA_ERR_CHUNK),
 			 RPCRDMA_HDRLEN_ERR_CHUNK);
 	ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), 0);
-	ck_assert_uint_eq(h.rh_xid, 0x98);
-	ck_assert_uint_eq(h.rh_proc, RPCRDMA_ERROR);
-	ck_assert_uint_eq(h.rh_err, RPCRDMA_ERR_CHUNK);
-	ck_assert_uint_eq(h.rh_hdrlen, RPCRDMA_HDRLEN_ERR_CHUNK);
+	ck_assert_uint_eq(h.hd_xid, 0x98);
+	ck_assert_uint_eq(h.hd_proc, RPCRDMA_ERROR);
+	ck_assert_uint_eq(h.hd_err, RPCRDMA_ERR_CHUNK);
+	ck_assert_uint_eq(h.hd_hdrlen, RPCRDMA_HDRLEN_ERR_CHUNK);
 }
 END_TEST
 
@@ -377,22 +377,22 @@ START_TEST(wire_msg_header)
 	uint8_t buf[sizeof(want) + 16];
 
 	hdr_init(&h, 0x12345678, RPCRDMA_MSG);
-	h.rh_credits = 32;
-	h.rh_vers = 77;		/* ignored: we always send version 1 */
+	h.hd_credits = 32;
+	h.hd_vers = 77;		/* ignored: we always send version 1 */
 	add_read(&h, 128, seg(0xa1b2c3d4, 4096, 0x00007faa00012000ull));
-	h.rh_nwrites = 1;
-	h.rh_writes[0].rc_nsegs = 1;
-	h.rh_writes[0].rc_segs[0] = seg(5, 8192, 0x0102030405060708ull);
-	h.rh_has_reply = true;
-	h.rh_reply.rc_nsegs = 1;
-	h.rh_reply.rc_segs[0] = seg(0xffffffff, 1024, 0x10);
+	h.hd_nwrites = 1;
+	h.hd_writes[0].rc_nsegs = 1;
+	h.hd_writes[0].rc_segs[0] = seg(5, 8192, 0x0102030405060708ull);
+	h.hd_has_reply = true;
+	h.hd_reply.rc_nsegs = 1;
+	h.hd_reply.rc_segs[0] = seg(0xffffffff, 1024, 0x10);
 
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h),
 			 sizeof(want));
 	ck_assert_mem_eq(buf, want, sizeof(want));
 
 	ck_assert_int_eq(decode_exact(want, sizeof(want), &out), 0);
-	h.rh_vers = 1;
+	h.hd_vers = 1;
 	hdr_eq(&h, &out);
 }
 END_TEST
@@ -429,9 +429,9 @@ START_TEST(wire_nomsg_reply_chunk)
 	uint8_t buf[sizeof(want)];
 
 	hdr_init(&h, 9, RPCRDMA_NOMSG);
-	h.rh_has_reply = true;
-	h.rh_reply.rc_nsegs = 1;
-	h.rh_reply.rc_segs[0] = seg(2, 3, 0x0000000400000005ull);
+	h.hd_has_reply = true;
+	h.hd_reply.rc_nsegs = 1;
+	h.hd_reply.rc_segs[0] = seg(2, 3, 0x0000000400000005ull);
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h),
 			 sizeof(want));
 	ck_assert_mem_eq(buf, want, sizeof(want));
@@ -451,13 +451,13 @@ START_TEST(bad_version)
 		put_prefix(buf, 0x11223344, versions[i], RPCRDMA_MSG);
 		ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h),
 				 -EPROTONOSUPPORT);
-		ck_assert_uint_eq(h.rh_xid, 0x11223344);
-		ck_assert_uint_eq(h.rh_vers, versions[i]);
+		ck_assert_uint_eq(h.hd_xid, 0x11223344);
+		ck_assert_uint_eq(h.hd_vers, versions[i]);
 		/* Even a bare prefix with a garbage proc gets ERR_VERS. */
 		put_prefix(buf, 0x11223344, versions[i], 0xdead);
 		ck_assert_int_eq(decode_exact(buf, RPCRDMA_HDRLEN_FIXED, &h),
 				 -EPROTONOSUPPORT);
-		ck_assert_uint_eq(h.rh_xid, 0x11223344);
+		ck_assert_uint_eq(h.hd_xid, 0x11223344);
 	}
 }
 END_TEST
@@ -470,7 +470,7 @@ START_TEST(short_below_xid)
 
 	for (len = 0; len < 4; len++) {
 		ck_assert_int_eq(decode_exact(buf, len, &h), -ENODATA);
-		ck_assert_uint_eq(h.rh_xid, 0);
+		ck_assert_uint_eq(h.hd_xid, 0);
 	}
 }
 END_TEST
@@ -484,7 +484,7 @@ START_TEST(short_below_fixed)
 	put_prefix(buf, 0x0a0b0c0d, 1, RPCRDMA_MSG);
 	for (len = 4; len < RPCRDMA_HDRLEN_FIXED; len++) {
 		ck_assert_int_eq(decode_exact(buf, len, &h), -ENODATA);
-		ck_assert_uint_eq(h.rh_xid, 0x0a0b0c0d);
+		ck_assert_uint_eq(h.hd_xid, 0x0a0b0c0d);
 	}
 	/* A wrong version does not rescue a short prefix. */
 	put_prefix(buf, 0x0a0b0c0d, 2, RPCRDMA_MSG);
@@ -504,8 +504,8 @@ START_TEST(short_below_min)
 		for (len = RPCRDMA_HDRLEN_FIXED; len < RPCRDMA_HDRLEN_MIN;
 		     len++) {
 			ck_assert_int_eq(decode_exact(buf, len, &h), -EBADMSG);
-			ck_assert_uint_eq(h.rh_xid, 0x55);
-			ck_assert_uint_eq(h.rh_nreads, 0);
+			ck_assert_uint_eq(h.hd_xid, 0x55);
+			ck_assert_uint_eq(h.hd_nreads, 0);
 		}
 	}
 	put_prefix(buf, 0x55, 1, RPCRDMA_MSG);
@@ -525,8 +525,8 @@ START_TEST(bad_proc)
 	for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
 		put_prefix(buf, 0x77, 1, procs[i]);
 		ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), -EBADMSG);
-		ck_assert_uint_eq(h.rh_xid, 0x77);
-		ck_assert_uint_eq(h.rh_proc, procs[i]);
+		ck_assert_uint_eq(h.hd_xid, 0x77);
+		ck_assert_uint_eq(h.hd_proc, procs[i]);
 	}
 }
 END_TEST
@@ -542,7 +542,7 @@ START_TEST(bad_msgp_well_formed)
 	off = put32(buf, off, 4);	/* rdma_align */
 	off = put32(buf, off, 1024);	/* rdma_thresh */
 	ck_assert_int_eq(decode_exact(buf, off + 12, &h), -EBADMSG);
-	ck_assert_uint_eq(h.rh_xid, 0x78);
+	ck_assert_uint_eq(h.hd_xid, 0x78);
 }
 END_TEST
 
@@ -553,7 +553,7 @@ START_TEST(bad_done)
 
 	put_prefix(buf, 0x79, 1, RPCRDMA_DONE);
 	ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), -EBADMSG);
-	ck_assert_uint_eq(h.rh_xid, 0x79);
+	ck_assert_uint_eq(h.hd_xid, 0x79);
 }
 END_TEST
 
@@ -576,7 +576,7 @@ START_TEST(bad_discriminator)
 		off = put_seg(buf, off);
 		put32(buf, off, bad[i]);
 		ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), -EBADMSG);
-		ck_assert_uint_eq(h.rh_nreads, 0);
+		ck_assert_uint_eq(h.hd_nreads, 0);
 		/* write list */
 		memset(buf, 0, sizeof(buf));
 		off = put_prefix(buf, 1, 1, RPCRDMA_MSG);
@@ -590,7 +590,7 @@ START_TEST(bad_discriminator)
 		off = put32(buf, off, 0);
 		put32(buf, off, bad[i]);
 		ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), -EBADMSG);
-		ck_assert_uint_eq(h.rh_xid, 1);
+		ck_assert_uint_eq(h.hd_xid, 1);
 	}
 }
 END_TEST
@@ -619,8 +619,8 @@ START_TEST(bad_count_overrun)
 		end = put32(buf, off, 0);
 		end = put32(buf, end, 0);
 		ck_assert_int_eq(decode_exact(buf, end, &h), -EBADMSG);
-		ck_assert_uint_eq(h.rh_xid, 2);
-		ck_assert_uint_eq(h.rh_nwrites, 0);
+		ck_assert_uint_eq(h.hd_xid, 2);
+		ck_assert_uint_eq(h.hd_nwrites, 0);
 		/* reply chunk at the very end of the receive */
 		memset(buf, 0, sizeof(buf));
 		off = put_prefix(buf, 3, 1, RPCRDMA_NOMSG);
@@ -631,7 +631,7 @@ START_TEST(bad_count_overrun)
 		end = put_seg(buf, off);
 		ck_assert_int_eq(decode_exact(buf, end, &h), -EBADMSG);
 		ck_assert_int_eq(decode_exact(buf, off, &h), -EBADMSG);
-		ck_assert_uint_eq(h.rh_xid, 3);
+		ck_assert_uint_eq(h.hd_xid, 3);
 	}
 }
 END_TEST
@@ -666,7 +666,7 @@ START_TEST(bad_nomsg_without_chunks)
 
 	put_prefix(buf, 5, 1, RPCRDMA_NOMSG);
 	ck_assert_int_eq(decode_exact(buf, sizeof(buf), &h), -EBADMSG);
-	ck_assert_uint_eq(h.rh_xid, 5);
+	ck_assert_uint_eq(h.hd_xid, 5);
 }
 END_TEST
 
@@ -688,8 +688,8 @@ START_TEST(bad_too_many_reads)
 	off = put32(buf, off, 0);
 	ck_assert_uint_eq(off, sizeof(buf));
 	ck_assert_int_eq(decode_exact(buf, off, &h), -EBADMSG);
-	ck_assert_uint_eq(h.rh_xid, 6);
-	ck_assert_uint_eq(h.rh_nreads, 0);
+	ck_assert_uint_eq(h.hd_xid, 6);
+	ck_assert_uint_eq(h.hd_nreads, 0);
 }
 END_TEST
 
@@ -711,7 +711,7 @@ START_TEST(bad_too_many_write_chunks)
 	off = put32(buf, off, 0);
 	ck_assert_uint_eq(off, sizeof(buf));
 	ck_assert_int_eq(decode_exact(buf, off, &h), -EBADMSG);
-	ck_assert_uint_eq(h.rh_nwrites, 0);
+	ck_assert_uint_eq(h.hd_nwrites, 0);
 }
 END_TEST
 
@@ -742,7 +742,7 @@ START_TEST(bad_too_many_chunk_segs)
 	for (i = 0; i < RPCRDMA_MAX_CHUNK_SEGS + 1; i++)
 		off = put_seg(buf, off);
 	ck_assert_int_eq(decode_exact(buf, off, &h), -EBADMSG);
-	ck_assert_int_eq(h.rh_has_reply, 0);
+	ck_assert_int_eq(h.hd_has_reply, 0);
 }
 END_TEST
 
@@ -762,7 +762,7 @@ START_TEST(bad_error_bodies)
 	ck_assert_int_eq(decode_exact(buf, off + 4, &h), -EBADMSG);
 	ck_assert_int_eq(decode_exact(buf, off + 8, &h), -EBADMSG);
 	ck_assert_int_eq(decode_exact(buf, off + 12, &h), 0);
-	ck_assert_uint_eq(h.rh_xid, 9);
+	ck_assert_uint_eq(h.hd_xid, 9);
 }
 END_TEST
 
@@ -783,11 +783,11 @@ START_TEST(truncated_everywhere)
 			ck_assert_int_eq(rc, -ENODATA);
 		} else {
 			ck_assert_int_eq(rc, -EBADMSG);
-			ck_assert_uint_eq(out.rh_xid, h.rh_xid);
+			ck_assert_uint_eq(out.hd_xid, h.hd_xid);
 		}
-		ck_assert_uint_eq(out.rh_hdrlen, 0);
-		ck_assert_uint_eq(out.rh_nreads, 0);
-		ck_assert_uint_eq(out.rh_nwrites, 0);
+		ck_assert_uint_eq(out.hd_hdrlen, 0);
+		ck_assert_uint_eq(out.hd_nreads, 0);
+		ck_assert_uint_eq(out.hd_nwrites, 0);
 	}
 	ck_assert_int_eq(decode_exact(buf, (size_t)n, &out), 0);
 }
@@ -817,7 +817,7 @@ START_TEST(random_garbage)
 
 			ck_assert(rc == 0 || rc == -EBADMSG || rc == -ENODATA);
 			if (rc == 0)
-				ck_assert_uint_le(h.rh_hdrlen, len);
+				ck_assert_uint_le(h.hd_hdrlen, len);
 		}
 	}
 }
@@ -887,26 +887,26 @@ START_TEST(enc_refuses_bad_headers)
 
 	hdr_init(&h, 1, RPCRDMA_ERROR);
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
-	h.rh_proc = RPCRDMA_MSGP;
+	h.hd_proc = RPCRDMA_MSGP;
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
-	h.rh_proc = RPCRDMA_NOMSG;		/* no chunk to carry the call */
+	h.hd_proc = RPCRDMA_NOMSG;		/* no chunk to carry the call */
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
 
 	hdr_init(&h, 1, RPCRDMA_MSG);
-	h.rh_nreads = RPCRDMA_MAX_READ_SEGS + 1;
+	h.hd_nreads = RPCRDMA_MAX_READ_SEGS + 1;
 	ck_assert_int_eq(rpcrdma_hdr_size(&h), -EINVAL);
 	hdr_init(&h, 1, RPCRDMA_MSG);
-	h.rh_nwrites = RPCRDMA_MAX_WRITE_CHUNKS + 1;
+	h.hd_nwrites = RPCRDMA_MAX_WRITE_CHUNKS + 1;
 	ck_assert_int_eq(rpcrdma_hdr_size(&h), -EINVAL);
 	hdr_init(&h, 1, RPCRDMA_MSG);
-	h.rh_nwrites = 1;			/* chunk of zero segments */
+	h.hd_nwrites = 1;			/* chunk of zero segments */
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
-	h.rh_writes[0].rc_nsegs = RPCRDMA_MAX_CHUNK_SEGS + 1;
+	h.hd_writes[0].rc_nsegs = RPCRDMA_MAX_CHUNK_SEGS + 1;
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
 	hdr_init(&h, 1, RPCRDMA_MSG);
-	h.rh_has_reply = true;
+	h.hd_has_reply = true;
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
-	h.rh_reply.rc_nsegs = 0xffffffff;
+	h.hd_reply.rc_nsegs = 0xffffffff;
 	ck_assert_int_eq(rpcrdma_hdr_encode(buf, sizeof(buf), &h), -EINVAL);
 }
 END_TEST

@@ -42,7 +42,7 @@ static void reply(uint32_t n, bool ref)
 
 static void write_chunk(uint32_t len)
 {
-	struct rpcrdma_chunk *ch = &call.rh_writes[call.rh_nwrites++];
+	struct rpcrdma_chunk *ch = &call.hd_writes[call.hd_nwrites++];
 
 	ch->rc_nsegs = 1;
 	ch->rc_segs[0] = (struct rpcrdma_segment){ 0x1234, len, 0x10000 };
@@ -50,9 +50,9 @@ static void write_chunk(uint32_t len)
 
 static void reply_chunk(uint32_t len)
 {
-	call.rh_has_reply = true;
-	call.rh_reply.rc_nsegs = 1;
-	call.rh_reply.rc_segs[0] = (struct rpcrdma_segment){ 0x5678, len, 0x20000 };
+	call.hd_has_reply = true;
+	call.hd_reply.rc_nsegs = 1;
+	call.hd_reply.rc_segs[0] = (struct rpcrdma_segment){ 0x5678, len, 0x20000 };
 }
 
 static void setup(void)
@@ -71,8 +71,8 @@ static void setup(void)
 static enum svc_rdma_reply_verdict decide(struct svc_rdma_wplan *wp)
 {
 	svc_rdma_reply_header(&call, 0xabcd, 32, &h);
-	ck_assert_uint_eq(h.rh_proc, RPCRDMA_MSG);
-	ck_assert_uint_eq(h.rh_nwrites, call.rh_nwrites);
+	ck_assert_uint_eq(h.hd_proc, RPCRDMA_MSG);
+	ck_assert_uint_eq(h.hd_nwrites, call.hd_nwrites);
 	return svc_rdma_reply_decide(&in, &h, wp);
 }
 
@@ -80,10 +80,10 @@ static void assert_unused(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < h.rh_nwrites; i++) {
-		ck_assert_uint_eq(h.rh_writes[i].rc_segs[0].rs_handle,
-				  call.rh_writes[i].rc_segs[0].rs_handle);
-		ck_assert_uint_eq(h.rh_writes[i].rc_segs[0].rs_length, 0);
+	for (i = 0; i < h.hd_nwrites; i++) {
+		ck_assert_uint_eq(h.hd_writes[i].rc_segs[0].se_handle,
+				  call.hd_writes[i].rc_segs[0].se_handle);
+		ck_assert_uint_eq(h.hd_writes[i].rc_segs[0].se_length, 0);
 	}
 }
 
@@ -98,8 +98,8 @@ START_TEST(inline_reply)
 	write_chunk(4096);
 	ck_assert_int_eq(decide(&wp), SVC_RDMA_REPLY_INLINE);
 	assert_unused();
-	ck_assert_uint_eq(h.rh_xid, 0xabcd);
-	ck_assert_uint_eq(h.rh_credits, 32);
+	ck_assert_uint_eq(h.hd_xid, 0xabcd);
+	ck_assert_uint_eq(h.hd_credits, 32);
 }
 END_TEST
 
@@ -115,7 +115,7 @@ START_TEST(direct_placement)
 	ck_assert_ptr_eq(wp.wp_place[0].wpl_addr, data);
 	ck_assert_uint_eq(wp.wp_place[0].wpl_len, 1001);
 	ck_assert_uint_eq(wp.wp_bytes, 1001);
-	ck_assert_uint_eq(h.rh_writes[0].rc_segs[0].rs_length, 1001);
+	ck_assert_uint_eq(h.hd_writes[0].rc_segs[0].se_length, 1001);
 	/* The rest: head and tail, the opaque's 3 bytes of roundup cut. */
 	ck_assert_uint_eq(wp.wp_rest.xb_len, 12 + 8);
 	ck_assert_uint_eq(wp.wp_rest.xb_nsegs, 2);
@@ -129,8 +129,8 @@ START_TEST(direct_placement)
 	write_chunk(4096);
 	reply(2000, true);
 	ck_assert_int_eq(decide(&wp), SVC_RDMA_REPLY_DIRECT);
-	ck_assert_uint_eq(h.rh_writes[0].rc_segs[0].rs_length, 2000);
-	ck_assert_uint_eq(h.rh_writes[1].rc_segs[0].rs_length, 0);
+	ck_assert_uint_eq(h.hd_writes[0].rc_segs[0].se_length, 2000);
+	ck_assert_uint_eq(h.hd_writes[1].rc_segs[0].se_length, 0);
 }
 END_TEST
 
@@ -147,7 +147,7 @@ START_TEST(direct_refused)
 	ck_assert_int_eq(decide(&wp), SVC_RDMA_REPLY_CHUNK);
 	assert_unused();
 	/* Over max_chunk_bytes. */
-	call.rh_nwrites = 0;
+	call.hd_nwrites = 0;
 	write_chunk(4096);
 	lim.lm_max_bytes = 1000;
 	ck_assert_int_eq(decide(&wp), SVC_RDMA_REPLY_CHUNK);
@@ -207,7 +207,7 @@ START_TEST(too_large_to_send)
 	/* Encoded, but header and Reply over the peer's inline size. */
 	in.ri_xb = &xb;
 	reply(1000, false);
-	call.rh_has_reply = false;
+	call.hd_has_reply = false;
 	ck_assert_int_eq(decide(&wp), SVC_RDMA_REPLY_ERR_CHUNK);
 	reply_chunk(4096);
 	ck_assert_int_eq(decide(&wp), SVC_RDMA_REPLY_CHUNK);
