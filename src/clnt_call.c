@@ -199,6 +199,7 @@ enum cc_next {
 /* One call in progress. */
 struct cr_call {
 	struct clnt_rdma *cc_cr;
+	AUTH *cc_auth;				/* the CLIENT's, at this call */
 	struct rpcrdma_req *cc_rq;
 	rpcproc_t cc_proc;
 	xdrproc_t cc_xres;
@@ -219,12 +220,13 @@ static enum cc_next encode(struct cr_call *c, xdrproc_t xargs, void *argsp)
 	struct rpcrdma_req *rq = c->cc_rq;
 	int rc;
 
-	rc = cr_encode_call(cr, rq, c->cc_proc, xargs, argsp, rq->rq_scratch,
+	rc = cr_encode_call(cr, rq, c->cc_auth, c->cc_proc, xargs, argsp,
+			    rq->rq_scratch,
 			    cr->cr_x.rx_opts.ro_inline_send,
 			    cr->cr_x.rx_opts.ro_page_threshold, &c->cc_xb);
 	if (rc == -EMSGSIZE)
-		rc = cr_encode_spilled(cr, rq, c->cc_proc, xargs, argsp,
-				       &c->cc_xb);
+		rc = cr_encode_spilled(cr, rq, c->cc_auth, c->cc_proc, xargs,
+				       argsp, &c->cc_xb);
 	if (!rc)
 		return CC_SEND;
 	/* Too large for any buffer is a limit, not bad arguments. */
@@ -405,7 +407,8 @@ static enum cc_next replied(struct cr_call *c)
 		c->cc_st = cr_set_err(cr, rq->rq_err == -EMSGSIZE ?
 				      RPC_CANTSEND : RPC_CANTRECV, rq->rq_err);
 	else
-		c->cc_st = cr_decode_reply(cr, rq, c->cc_xres, c->cc_resp);
+		c->cc_st = cr_decode_reply(cr, rq, c->cc_auth, c->cc_xres,
+					   c->cc_resp);
 	if (c->cc_rb)
 		c->cc_rb->rb_written = rq->rq_ch.qc_ddp.dt_written;
 	return CC_RELEASE;
@@ -430,12 +433,12 @@ static void release(struct cr_call *c)
  * once: the first time, again after a lost connection (RQ_RESEND), or
  * once more with a Reply chunk.
  */
-enum clnt_stat cr_call(struct clnt_rdma *cr, struct rpcrdma_result_buf *rb,
-		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
+enum clnt_stat cr_call(struct clnt_rdma *cr, AUTH *auth,
+		       struct rpcrdma_result_buf *rb, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		       xdrproc_t xres, void *resp, struct timeval tmo)
 {
 	struct cr_call c = {
-		.cc_cr = cr, .cc_proc = proc, .cc_xres = xres,
+		.cc_cr = cr, .cc_auth = auth, .cc_proc = proc, .cc_xres = xres,
 		.cc_resp = resp, .cc_rb = rb, .cc_held = true,
 	};
 	enum cc_next next;

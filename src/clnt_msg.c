@@ -18,7 +18,7 @@
  * over @buf: opaques of at least @threshold bytes referenced in place
  * (0: none), the rest copied.
  */
-int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq, AUTH *auth,
 		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		       char *buf, uint32_t len, uint32_t threshold,
 		       struct rpcrdma_xdr_buf *xb)
@@ -34,8 +34,7 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	ok = xdr_u_int32_t(&xdrs, &xid) && xdr_u_int32_t(&xdrs, &call) &&
 	     xdr_u_int32_t(&xdrs, &rpcvers) && xdr_u_int32_t(&xdrs, &prog) &&
 	     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p) &&
-	     AUTH_MARSHALL(cr->cr_clnt.cl_auth, &xdrs) &&
-	     AUTH_WRAP(cr->cr_clnt.cl_auth, &xdrs, xargs, argsp);
+	     AUTH_MARSHALL(auth, &xdrs) && AUTH_WRAP(auth, &xdrs, xargs, argsp);
 	XDR_DESTROY(&xdrs);
 	if (ok)
 		return 0;
@@ -56,7 +55,7 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
  * -EINVAL when the arguments cannot be encoded at all, -ENOMEM.
  */
 int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-			  rpcproc_t proc, xdrproc_t xargs, void *argsp,
+			  AUTH *auth, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 			  struct rpcrdma_xdr_buf *xb)
 {
 	uint32_t len = rq->rq_spill_len ? rq->rq_spill_len : RPCRDMA_SPILL_KEEP;
@@ -70,8 +69,8 @@ int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			rq->rq_spill = p;
 			rq->rq_spill_len = len;
 		}
-		int rc = cr_encode_call(cr, rq, proc, xargs, argsp, rq->rq_spill,
-					len, 0, xb);
+		int rc = cr_encode_call(cr, rq, auth, proc, xargs, argsp,
+					rq->rq_spill, len, 0, xb);
 
 		if (!rc) {
 			pthread_mutex_lock(&cr->cr_x.rx_lock);
@@ -204,7 +203,7 @@ void cr_trim_spill(struct rpcrdma_req *rq)
 }
 
 enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-				   xdrproc_t xres, void *resp)
+			       AUTH *auth, xdrproc_t xres, void *resp)
 {
 	struct rpcrdma_req_chunks *ch = &rq->rq_ch;
 	struct rpcrdma_rep *rep = rq->rq_rep;
@@ -234,12 +233,12 @@ enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	_seterr_reply(&msg, &err);
 	st = cr_put_err(cr, &err);
 	if (st == RPC_SUCCESS) {
-		if (!AUTH_VALIDATE(cr->cr_clnt.cl_auth, &msg.acpted_rply.ar_verf))
+		if (!AUTH_VALIDATE(auth, &msg.acpted_rply.ar_verf))
 			st = cr_set_err(cr, RPC_AUTHERROR, 0);
-		else if (!AUTH_UNWRAP(cr->cr_clnt.cl_auth, &xdrs, xres, resp) ||
+		else if (!AUTH_UNWRAP(auth, &xdrs, xres, resp) ||
 			 rpcrdma_xdrdec_finish(&xd))
 			st = cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
-	} else if (AUTH_REFRESH(cr->cr_clnt.cl_auth, &msg)) {
+	} else if (AUTH_REFRESH(auth, &msg)) {
 		/* Fresh credentials would need a resend; report as is. */
 	}
 	if (msg.acpted_rply.ar_verf.oa_base) {

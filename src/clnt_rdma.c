@@ -33,6 +33,15 @@ static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
 	return rb;
 }
 
+/* Free the handle: its auth (ours to destroy, as libtirpc's are), then the
+ * rest (cr_free). */
+static void cr_destroy(struct clnt_rdma *cr)
+{
+	if (cr->cr_clnt.cl_auth)
+		auth_destroy(cr->cr_clnt.cl_auth);
+	cr_free(cr);
+}
+
 static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     xdrproc_t xargs, void *argsp,
 				     xdrproc_t xres, void *resp,
@@ -40,8 +49,8 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 {
 	struct clnt_rdma *cr = to_cr(cl);
 
-	return cr_call(cr, take_result_buf(cl), proc, xargs, argsp, xres, resp,
-		       tmo);
+	return cr_call(cr, cl->cl_auth, take_result_buf(cl), proc, xargs,
+		       argsp, xres, resp, tmo);
 }
 
 static void clnt_rdma_abort(CLIENT *cl)
@@ -158,7 +167,7 @@ static void clnt_rdma_destroy(CLIENT *cl)
 		pthread_join(cr->cr_thread, NULL);
 	}
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
-	cr_free(cr);
+	cr_destroy(cr);
 }
 
 CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
@@ -207,7 +216,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 					rc == -EADDRNOTAVAIL ?
 					RPC_UNKNOWNHOST : RPC_SYSTEMERROR;
 		rpc_createerr.cf_error.re_errno = -rc;
-		cr_free(cr);
+		cr_destroy(cr);
 		return NULL;
 	}
 	if (pthread_create(&cr->cr_thread, NULL, cr_progress, cr)) {
@@ -218,7 +227,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	return &cr->cr_clnt;
 
 out_free_nomem:
-	cr_free(cr);
+	cr_destroy(cr);
 out_nomem:
 	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
 	rpc_createerr.cf_error.re_errno = ENOMEM;

@@ -120,20 +120,20 @@ static inline struct clnt_rdma *to_cr(CLIENT *cl)
 }
 
 /* clnt_call.c */
-enum clnt_stat cr_call(struct clnt_rdma *cr, struct rpcrdma_result_buf *rb,
-		       rpcproc_t proc, xdrproc_t xargs, void *argsp,
+enum clnt_stat cr_call(struct clnt_rdma *cr, AUTH *auth,
+		       struct rpcrdma_result_buf *rb, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		       xdrproc_t xres, void *resp, struct timeval tmo);
 
 /* clnt_reconnect.c */
 void *cr_progress(void *arg);
 
 /* clnt_msg.c */
-int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq, AUTH *auth,
 		   rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		   char *buf, uint32_t len, uint32_t threshold,
 		   struct rpcrdma_xdr_buf *xb);
 int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-		      rpcproc_t proc, xdrproc_t xargs, void *argsp,
+		      AUTH *auth, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		      struct rpcrdma_xdr_buf *xb);
 void cr_trim_spill(struct rpcrdma_req *rq);
 enum clnt_stat cr_refuse(struct clnt_rdma *cr, enum clnt_stat st, int err);
@@ -142,7 +142,7 @@ enum clnt_stat cr_call_too_large(struct clnt_rdma *cr, rpcproc_t proc,
 enum clnt_stat cr_refused_chunk(struct clnt_rdma *cr, rpcproc_t proc,
 				const struct rpcrdma_req *rq, size_t call_len);
 enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-			       xdrproc_t xres, void *resp);
+			       AUTH *auth, xdrproc_t xres, void *resp);
 uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 			bool ddp);
 bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,

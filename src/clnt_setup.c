@@ -63,8 +63,6 @@ void cr_free(struct clnt_rdma *cr)
 	if (rc && log_level >= RPCRDMA_LOG_WARNING)
 		fprintf(stderr, "rpcrdma: client handle destroyed, but its "
 			"protection domain is still in use: %s\n", strerror(-rc));
-	if (cr->cr_clnt.cl_auth)
-		auth_destroy(cr->cr_clnt.cl_auth);
 	free(cr);
 }
 

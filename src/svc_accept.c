@@ -27,19 +27,6 @@ static void conn_free_early(struct svc_rdma_listener *l,
 	free(c);
 }
 
-/*
- * The SVCXPRT of a connection just accepted: the listener's prototype
- * (svc_rdma.c gave it the ops).  Threaded: fd, a private eventfd, so
- * svc_run() never wakes for it, only finds it.
- */
-static void conn_xprt_init(struct svc_rdma_conn *c, int fd)
-{
-	c->cn_xprt = c->cn_lst->ln_conn_xprt;
-	c->cn_xprt.xp_fd = c->cn_threaded ? fd : c->cn_x.rx_ep.re_comp_ch->fd;
-	c->cn_xprt.xp_p3 = &c->cn_ext;
-	c->cn_ext.xp_auth.svc_ah_ops = NULL;
-}
-
 /* Below max_connections, counting every connection held, dead or not. */
 static int lst_has_room(struct svc_rdma_listener *l)
 {
@@ -168,15 +155,17 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 
 	c->cn_lst = l;
 	c->cn_threaded = l->ln_threads.th_nthreads > 0;
-	conn_xprt_init(c, fd);
-	svc_rdma_set_conn_addrs(&c->cn_xprt, &c->cn_laddr, &c->cn_raddr, ev->id);
+	/* Threaded: fd, a private eventfd, so svc_run() never wakes for it,
+	 * only finds it. */
+	c->cn_fd = c->cn_threaded ? fd : c->cn_x.rx_ep.re_comp_ch->fd;
+	l->ln_tirpc->to_conn_init(c);
 	c->cn_last_call_ns = rpcrdma_poll_now_ns(NULL);
 	x->rx_stats.rs_conns_accepted++;
 	pthread_mutex_lock(&l->ln_lock);
 	c->cn_next = l->ln_conns;
 	l->ln_conns = c;
 	pthread_mutex_unlock(&l->ln_lock);
-	xprt_register(&c->cn_xprt);
+	l->ln_tirpc->to_conn_register(c);
 	return NULL;
 
 out_free:

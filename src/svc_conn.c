@@ -305,7 +305,7 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	svc_rdma_dev_put(l, c->cn_dev);
 	/* Threaded: the private fd goes once nobody can look it up. */
 	if (c->cn_threaded)
-		close(c->cn_xprt.xp_fd);
+		close(c->cn_fd);
 	pthread_mutex_destroy(&c->cn_lock);
 	free(c->cn_queue);
 	free(c->cn_scratch);

@@ -42,8 +42,11 @@ struct svc_rdma_call {
 
 /* One accepted connection. */
 struct svc_rdma_conn {
-	SVCXPRT cn_xprt;
+	SVCXPRT cn_xprt;		/* svc_rdma.c's alone */
 	SVCXPRT_EXT cn_ext;
+	int cn_fd;			/* the descriptor libtirpc polls for it:
+					 * its completion channel, or, threaded,
+					 * a private eventfd */
 	struct rpcrdma_xprt cn_x;
 	struct svc_rdma_listener *cn_lst;
 	struct svc_rdma_conn *cn_next;	/* listener's list of connections */
@@ -82,6 +85,22 @@ struct svc_rdma_threads {
 	uint32_t th_since_lead;		/* Calls picked since a thread last led */
 };
 
+/*
+ * What only svc_rdma.c does with libtirpc, for the files below it: they
+ * never touch an SVCXPRT, and reach libtirpc only through this table,
+ * which svc_rdma.c fills (static const) and hands each listener.
+ */
+struct svc_rdma_tirpc_ops {
+	/* A connection accepted: give it its SVCXPRT (fd cn_fd), before
+	 * anything can serve it. */
+	void (*to_conn_init)(struct svc_rdma_conn *c);
+	/* Then, once it is listed: register it with libtirpc. */
+	void (*to_conn_register)(struct svc_rdma_conn *c);
+	/* Serve what is ready on a connection's descriptor (cn_fd) through
+	 * libtirpc's auth and dispatch table: svc_getreq_common(). */
+	void (*to_getreq)(int fd);
+};
+
 struct svc_rdma_listener {
 	SVCXPRT ln_xprt;
 	SVCXPRT_EXT ln_ext;
@@ -102,11 +121,14 @@ struct svc_rdma_listener {
 	SVCXPRT_EXT ln_idle_ext;
 	SVCXPRT ln_kick_xprt;		/* svc_run mode: turns of yielded connections */
 	SVCXPRT_EXT ln_kick_ext;
-	SVCXPRT ln_conn_xprt;		/* what a connection's SVCXPRT starts as:
-					 * svc_rdma.c's ops (svc_accept.c) */
+	SVCXPRT ln_conn_xprt;		/* what a connection's SVCXPRT starts as
+					 * (svc_rdma.c's ops) */
 	uint64_t ln_kick_gen;		/* kick passes so far */
 	struct svc_rdma_peers ln_peers;	/* peers refused for stalling (ln_lock) */
 	struct svc_rdma_drc *ln_drc;	/* drc_size: the duplicate request cache */
+	const struct svc_rdma_tirpc_ops *ln_tirpc;
+	int ln_runfd;			/* threaded: svc_run()'s private eventfd */
+	int ln_kickfd;			/* svc_run mode: the kick eventfd, or -1 */
 };
 
 /* svc_threads.c: service threads (ro_svc_threads > 0). */

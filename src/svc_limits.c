@@ -47,23 +47,6 @@ void svc_rdma_set_netbuf(struct netbuf *nb, struct svc_rdma_addr *a,
 	nb->len = len;
 }
 
-/*
- * A connection's addresses, as libtirpc's TCP transport sets them: the
- * peer's in xp_rtaddr (and the legacy xp_raddr when it fits), the local
- * one in xp_ltaddr.  Copied: the cm_id's own go with it.
- */
-void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
-			     struct svc_rdma_addr *remote, struct rdma_cm_id *id)
-{
-	svc_rdma_set_netbuf(&xprt->xp_ltaddr, local, rdma_get_local_addr(id));
-	svc_rdma_set_netbuf(&xprt->xp_rtaddr, remote, rdma_get_peer_addr(id));
-	if (xprt->xp_rtaddr.len &&
-	    xprt->xp_rtaddr.len <= sizeof(xprt->xp_raddr)) {
-		memcpy(&xprt->xp_raddr, &remote->sa_ss, xprt->xp_rtaddr.len);
-		xprt->xp_addrlen = (int)xprt->xp_rtaddr.len;
-	}
-}
-
 int svc_rdma_may_accept(uint32_t nconns, uint32_t max)
 {
 	return !max || nconns < max;

@@ -20,9 +20,6 @@ struct svc_rdma_addr {
 
 void svc_rdma_set_netbuf(struct netbuf *nb, struct svc_rdma_addr *a,
 			 const struct sockaddr *sa);
-void svc_rdma_set_conn_addrs(SVCXPRT *xprt, struct svc_rdma_addr *local,
-			     struct svc_rdma_addr *remote,
-			     struct rdma_cm_id *id);
 /* A listener holding nconns may accept one more (max 0: no limit). */
 int svc_rdma_may_accept(uint32_t nconns, uint32_t max);
 /*

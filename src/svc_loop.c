@@ -31,7 +31,7 @@ void svc_rdma_conn_yield(struct svc_rdma_conn *c)
 	pthread_mutex_lock(&c->cn_x.rx_lock);
 	c->cn_x.rx_stats.rs_turns_yielded++;
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
-	if (write(l->ln_kick_xprt.xp_fd, &one, sizeof(one)) < 0)
+	if (write(l->ln_kickfd, &one, sizeof(one)) < 0)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
 }
 
@@ -58,13 +58,13 @@ void svc_rdma_kick_pass(struct svc_rdma_listener *l, int kickfd)
 		for (c = l->ln_conns; c; c = c->cn_next)
 			if (c->cn_yield_gen && c->cn_yield_gen <= gen) {
 				c->cn_yield_gen = 0;
-				fd = c->cn_xprt.xp_fd;
+				fd = c->cn_fd;
 				break;
 			}
 		pthread_mutex_unlock(&l->ln_lock);
 		if (fd < 0)
 			return;
-		svc_getreq_common(fd);
+		l->ln_tirpc->to_getreq(fd);
 	}
 }
 
@@ -78,6 +78,7 @@ int svc_rdma_kick_open(struct svc_rdma_listener *l, int *fdp)
 	if (l->ln_opts.ro_svc_threads)
 		return 0;
 	*fdp = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	l->ln_kickfd = *fdp;
 	return *fdp < 0 ? -errno : 0;
 }
 

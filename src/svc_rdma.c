@@ -314,6 +314,50 @@ static const struct xp_ops listener_ops = {
 };
 
 
+/* ---- the connections' SVCXPRTs, for the files below ----------------- */
+
+/*
+ * A connection's SVCXPRT: the listener's prototype (our ops), its
+ * descriptor, and its addresses as libtirpc's TCP transport sets them: the
+ * peer's in xp_rtaddr (and the legacy xp_raddr when it fits), the local
+ * one in xp_ltaddr.  Copied: the cm_id's own go with it.
+ */
+static void conn_init(struct svc_rdma_conn *c)
+{
+	SVCXPRT *xprt = &c->cn_xprt;
+	struct rdma_cm_id *id = c->cn_x.rx_ep.re_id;
+
+	*xprt = c->cn_lst->ln_conn_xprt;
+	xprt->xp_fd = c->cn_fd;
+	xprt->xp_p3 = &c->cn_ext;
+	c->cn_ext.xp_auth.svc_ah_ops = NULL;
+	svc_rdma_set_netbuf(&xprt->xp_ltaddr, &c->cn_laddr,
+			    rpcrdma_id_local_addr(id));
+	svc_rdma_set_netbuf(&xprt->xp_rtaddr, &c->cn_raddr,
+			    rpcrdma_id_peer_addr(id));
+	if (xprt->xp_rtaddr.len &&
+	    xprt->xp_rtaddr.len <= sizeof(xprt->xp_raddr)) {
+		memcpy(&xprt->xp_raddr, &c->cn_raddr.sa_ss, xprt->xp_rtaddr.len);
+		xprt->xp_addrlen = (int)xprt->xp_rtaddr.len;
+	}
+}
+
+static void conn_register(struct svc_rdma_conn *c)
+{
+	xprt_register(&c->cn_xprt);
+}
+
+static void getreq(int fd)
+{
+	svc_getreq_common(fd);
+}
+
+static const struct svc_rdma_tirpc_ops tirpc_ops = {
+	.to_conn_init = conn_init,
+	.to_conn_register = conn_register,
+	.to_getreq = getreq,
+};
+
 SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			 const struct rpcrdma_options *opts)
 {
@@ -340,6 +384,8 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		free(l);
 		goto out_err;
 	}
+	l->ln_tirpc = &tirpc_ops;
+	l->ln_kickfd = l->ln_runfd = -1;
 	l->ln_xprt.xp_fd = l->ln_ch->fd;
 	if (l->ln_opts.ro_svc_threads) {
 		/*
@@ -347,7 +393,8 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		 * eventfd instead, so it has something to wait on and is
 		 * woken only to return after svc_exit().
 		 */
-		l->ln_xprt.xp_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		l->ln_runfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		l->ln_xprt.xp_fd = l->ln_runfd;
 		if (l->ln_xprt.xp_fd < 0) {
 			rc = -errno;
 			goto out_listen;

@@ -255,7 +255,7 @@ static void serve(struct svc_rdma_listener *l, struct svc_rdma_call *ct,
 		  struct svc_rdma_conn *c)
 {
 	ct->ct_conn = c;
-	svc_getreq_common(c->cn_xprt.xp_fd);
+	l->ln_tirpc->to_getreq(c->cn_fd);
 	/* A dispatcher that never replied leaves its Call behind. */
 	svc_rdma_call_release(c, ct);
 	ct->ct_conn = NULL;
@@ -319,7 +319,7 @@ void svc_threads_kick(struct svc_rdma_listener *l)
 {
 	uint64_t one = 1;
 
-	if (write(l->ln_xprt.xp_fd, &one, sizeof(one)) < 0)
+	if (write(l->ln_runfd, &one, sizeof(one)) < 0)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
 }
 

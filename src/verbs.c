@@ -816,6 +816,11 @@ struct sockaddr *rpcrdma_id_local_addr(struct rdma_cm_id *id)
 	return rdma_get_local_addr(id);
 }
 
+struct sockaddr *rpcrdma_id_peer_addr(struct rdma_cm_id *id)
+{
+	return rdma_get_peer_addr(id);
+}
+
 int rpcrdma_cm_next(struct rdma_event_channel *ch, struct rdma_cm_event **evp)
 {
 	if (!rdma_get_cm_event(ch, evp))

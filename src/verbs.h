@@ -207,6 +207,7 @@ void rpcrdma_listen_close(struct rdma_event_channel *ch, struct rdma_cm_id *id);
 /* The port and address a CM id is bound to. */
 uint16_t rpcrdma_id_port(struct rdma_cm_id *id);
 struct sockaddr *rpcrdma_id_local_addr(struct rdma_cm_id *id);
+struct sockaddr *rpcrdma_id_peer_addr(struct rdma_cm_id *id);
 
 /*
  * Connection-manager events.  The transports read an event's fields (its
