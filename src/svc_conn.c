@@ -279,7 +279,7 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 {
 	struct svc_rdma_listener *l = c->cn_lst;
 
-	xprt_unregister(&c->cn_xprt);
+	l->ln_tirpc->to_conn_unregister(c);
 	/*
 	 * Off the live list (nothing picks or polls it any more) onto the
 	 * closing one, so svc_rdma_get_stats() still counts it while it

@@ -96,6 +96,8 @@ struct svc_rdma_tirpc_ops {
 	void (*to_conn_init)(struct svc_rdma_conn *c);
 	/* Then, once it is listed: register it with libtirpc. */
 	void (*to_conn_register)(struct svc_rdma_conn *c);
+	/* It is being destroyed: libtirpc forgets it first. */
+	void (*to_conn_unregister)(struct svc_rdma_conn *c);
 	/* Serve what is ready on a connection's descriptor (cn_fd) through
 	 * libtirpc's auth and dispatch table: svc_getreq_common(). */
 	void (*to_getreq)(int fd);

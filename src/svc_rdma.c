@@ -347,6 +347,11 @@ static void conn_register(struct svc_rdma_conn *c)
 	xprt_register(&c->cn_xprt);
 }
 
+static void conn_unregister(struct svc_rdma_conn *c)
+{
+	xprt_unregister(&c->cn_xprt);
+}
+
 static void getreq(int fd)
 {
 	svc_getreq_common(fd);
@@ -355,6 +360,7 @@ static void getreq(int fd)
 static const struct svc_rdma_tirpc_ops tirpc_ops = {
 	.to_conn_init = conn_init,
 	.to_conn_register = conn_register,
+	.to_conn_unregister = conn_unregister,
 	.to_getreq = getreq,
 };
 
