@@ -1,6 +1,7 @@
 /*
  * The thin verbs layer: every libibverbs/librdmacm call of the library
- * lives in verbs.c (tools/callgraph shows who calls it).  Above it, the
+ * lives in verbs.c, or, for memory (PDs, registrations, windows), in
+ * verbs_mem.c (tools/callgraph shows who calls them).  Above it, the
  * transports see plain data: buffers, completions recovered to their typed
  * contexts (completion.h dispatches them), and negative errnos; of
  * librdmacm's types they read only a CM event's fields.
