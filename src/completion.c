@@ -17,12 +17,13 @@ static void dispatch(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,
 		     void *owner, const struct rpcrdma_wc *wc)
 {
 	struct rpcrdma_cqe *c = wc->wc_ctx;
+	int posted = kind_posted(ops, c);
 	struct rpcrdma_rep *rep;
 
-	if (!wc->wc_ok || !kind_posted(ops, c))
+	if (!wc->wc_ok || !posted)
 		RPCRDMA_DBG("%s: completion of kind %d: %s", ops->cqo_name,
 			    c ? (int)c->cq_kind : -1, wc->wc_status);
-	if (!kind_posted(ops, c)) {
+	if (!posted) {
 		ops->cqo_fail(owner, wc, 1);
 		return;
 	}
