@@ -296,7 +296,18 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	conn_linger(c);
 	pthread_mutex_lock(&l->ln_lock);
 	conn_unlink(&l->ln_closing, c);
+	/*
+	 * A flushed completion or a refused post (-ECONNRESET) can end a
+	 * connection before rdma_cm reports the peer gone, and destroying its
+	 * cm_id drops that event: the loss is counted here instead.
+	 */
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	if (!c->cn_lost && c->cn_x.rx_dead == -ECONNRESET) {
+		c->cn_lost = 1;
+		c->cn_x.rx_stats.rs_conns_lost++;
+	}
 	c->cn_x.rx_stats.rs_conns_freed++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
 	pthread_mutex_unlock(&l->ln_lock);
 	rpcrdma_ep_disconnect(&c->cn_x.rx_ep);
