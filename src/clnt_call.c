@@ -7,6 +7,7 @@
 #include "config.h"
 #include <errno.h>
 #include "clnt_rdma.h"
+#include "probes.h"
 
 /* ---- credits and slots --------------------------------------------------- */
 
@@ -130,6 +131,7 @@ static int wait_resend(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	rq->rq_refused_chunk = false;
 	cr_slot_move(cr, rq, RQ_SENT);
 	cr->cr_x.rx_stats.rs_retransmits++;
+	RPCRDMA_PROBE2(retransmit, &cr->cr_x, rq->rq_xid);
 	cr_ep_get(cr);
 	return 0;
 }
@@ -184,6 +186,8 @@ static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	if (post)
 		cr_ep_put(cr);
 	cr->cr_x.rx_stats.rs_chunk_deregs += n;
+	if (n)
+		RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
 
@@ -302,6 +306,13 @@ static enum cc_next send_once(struct cr_call *c)
 			cr->cr_x.rx_stats.rs_calls++;
 		c->cc_counted = true;
 		rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
+		RPCRDMA_PROBE6(marshal, &cr->cr_x, rq->rq_xid,
+			       rpcrdma_call_kind_name(rq->rq_ch.qc_kind),
+			       rpcrdma_reply_kind_name(&rq->rq_ch),
+			       c->cc_xb.xb_len, rq->rq_ch.qc_hdrlen);
+		if (rq->rq_ch.qc_nregs)
+			RPCRDMA_PROBE3(chunk_reg, &cr->cr_x, rq->rq_xid,
+				       rq->rq_ch.qc_nregs);
 		if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond,
 				&c->cc_deadline)) {
 			/* Keep the credit until the Reply or the connection

@@ -62,6 +62,27 @@ int rpcrdma_clnt_check_reply(struct rpcrdma_req_chunks *qc,
 			     const struct rpcrdma_hdr *h,
 			     struct rpcrdma_stats *st);
 
+/*
+ * For the marshal probe (probes.h): the Call's chunk type and the
+ * chunks offered for the Reply, as the kernel's xprtrdma_marshal names
+ * them.  A table look-up, so that probes cost nothing when not traced.
+ */
+static inline const char *rpcrdma_call_kind_name(enum rpcrdma_call_kind k)
+{
+	return k == RPCRDMA_CALL_READCH ? "read list" :
+	       k == RPCRDMA_CALL_LONGCH ? "long call" : "inline";
+}
+
+static inline const char *
+rpcrdma_reply_kind_name(const struct rpcrdma_req_chunks *qc)
+{
+	static const char *const names[4] = {
+		"none", "write list", "reply chunk", "write list+reply chunk",
+	};
+
+	return names[(qc->qc_has_write ? 1 : 0) | (qc->qc_has_reply ? 2 : 0)];
+}
+
 /* Count what marshal did (lock held). */
 void rpcrdma_clnt_count_call(const struct rpcrdma_req_chunks *qc,
 			     struct rpcrdma_stats *st);

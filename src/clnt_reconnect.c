@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "backoff.h"
 #include "clnt_rdma.h"
+#include "probes.h"
 
 static uint64_t now_ms(void)
 {
@@ -131,6 +132,7 @@ static int cr_reconnect(struct clnt_rdma *cr)
 		RPCRDMA_DBG("client: reconnect attempt %u: %d", attempt + 1, rc);
 		if (!rc)
 			break;
+		RPCRDMA_PROBE3(reconnect, x, attempt + 1, rc);
 		pthread_mutex_lock(&x->rx_lock);
 		x->rx_stats.rs_reconnect_failures++;
 		pthread_mutex_unlock(&x->rx_lock);
@@ -144,6 +146,7 @@ static int cr_reconnect(struct clnt_rdma *cr)
 		x->rx_dead = 0;
 		cr->cr_credits = 1;	/* one call until the first grant */
 		x->rx_stats.rs_reconnects++;
+		RPCRDMA_PROBE3(reconnect, x, attempt + 1, 0);
 		rc = repost_free(cr);
 		cr->cr_conn = CR_CONNECTED;
 		if (rc)

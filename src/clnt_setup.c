@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <sys/random.h>
 #include "clnt_rdma.h"
+#include "probes.h"
 
 
 /*
@@ -27,10 +28,15 @@ static void release_abandoned(struct clnt_rdma *cr)
 {
 	uint32_t i;
 
-	for (i = 0; i < cr->cr_nslots; i++)
-		cr->cr_x.rx_stats.rs_chunk_deregs +=
-			rpcrdma_clnt_release(&cr->cr_x, &cr->cr_reqs[i].rq_ch,
-					     0, false);
+	unsigned int n;
+
+	for (i = 0; i < cr->cr_nslots; i++) {
+		n = rpcrdma_clnt_release(&cr->cr_x, &cr->cr_reqs[i].rq_ch,
+					 0, false);
+		cr->cr_x.rx_stats.rs_chunk_deregs += n;
+		if (n)
+			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
+	}
 }
 
 void cr_free(struct clnt_rdma *cr)
@@ -38,6 +44,7 @@ void cr_free(struct clnt_rdma *cr)
 	uint32_t i, log_level = cr->cr_x.rx_opts.ro_log_level;
 	int rc;
 
+	RPCRDMA_PROBE2(disconnect, &cr->cr_x, 0);
 	if (cr->cr_reqs) {
 		release_abandoned(cr);
 		for (i = 0; i < cr->cr_nslots; i++) {
@@ -152,7 +159,10 @@ connect:
 
 int cr_connect_first(struct clnt_rdma *cr)
 {
-	return cr_connect(cr, true);
+	int rc = cr_connect(cr, true);
+
+	RPCRDMA_PROBE2(connect, &cr->cr_x, rc);
+	return rc;
 }
 
 int cr_connect_ep(struct clnt_rdma *cr)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "clnt_rdma.h"
+#include "probes.h"
 
 static void cr_conn_lost(struct clnt_rdma *cr);
 
@@ -84,9 +85,12 @@ struct rpcrdma_req *cr_slot_find(struct clnt_rdma *cr, uint32_t xid)
  */
 void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 {
-	cr->cr_x.rx_stats.rs_chunk_deregs +=
-		rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0,
-				     cr->cr_conn == CR_CONNECTED);
+	unsigned int n = rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0,
+					      cr->cr_conn == CR_CONNECTED);
+
+	cr->cr_x.rx_stats.rs_chunk_deregs += n;
+	if (n)
+		RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
 	cr_slot_move(cr, rq, RQ_FREE);
 }
 
@@ -101,8 +105,10 @@ void cr_fail_all(struct clnt_rdma *cr, int err)
 	uint32_t i;
 
 	__atomic_store_n(&cr->cr_gone, 0, __ATOMIC_RELAXED);
-	if (!cr->cr_x.rx_dead)
+	if (!cr->cr_x.rx_dead) {
 		cr->cr_x.rx_dead = err;
+		RPCRDMA_PROBE2(disconnect, &cr->cr_x, err);
+	}
 	if (again)
 		cr_conn_lost(cr);
 	for (i = 0; i < cr->cr_nslots; i++) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include "clnt_rdma.h"
+#include "probes.h"
 #include "completion.h"
 #include "poller.h"
 
@@ -54,6 +55,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 			pthread_cond_broadcast(&cr->cr_credit_cond);
 		}
 		cr->cr_x.rx_stats.rs_bad_replies++;
+		RPCRDMA_PROBE3(err_recv, &cr->cr_x, h.hd_xid, h.hd_err);
 		if (h.hd_err == RPCRDMA_ERR_CHUNK)
 			cr->cr_x.rx_stats.rs_err_chunk++;
 		goto out_repost;
@@ -68,6 +70,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		grant = cr->cr_x.rx_opts.ro_max_requests;
 	cr->cr_credits = grant;
 	cr->cr_x.rx_stats.rs_credits_granted = grant;
+	RPCRDMA_PROBE2(credits, &cr->cr_x, grant);
 	pthread_cond_broadcast(&cr->cr_credit_cond);
 
 	if (rq->rq_state == RQ_ABANDONED) {
@@ -86,6 +89,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	rq->rq_off = h.hd_hdrlen;
 	cr_slot_move(cr, rq, RQ_REPLIED);
 	cr->cr_x.rx_stats.rs_replies++;
+	RPCRDMA_PROBE4(reply, &cr->cr_x, h.hd_xid, h.hd_proc, rep->rr_len);
 	pthread_cond_signal(&rq->rq_cond);
 	return;
 

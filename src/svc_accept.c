@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include "poller.h"
 #include "svc_int.h"
+#include "probes.h"
 
 static void conn_free_early(struct svc_rdma_listener *l,
 			    struct svc_rdma_conn *c)
@@ -161,6 +162,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	l->ln_tirpc->to_conn_init(c);
 	c->cn_last_call_ns = rpcrdma_poll_now_ns(NULL);
 	x->rx_stats.rs_conns_accepted++;
+	RPCRDMA_PROBE2(svc_accept, x, x->rx_ep.re_nrecv);
 	pthread_mutex_lock(&l->ln_lock);
 	c->cn_next = l->ln_conns;
 	l->ln_conns = c;

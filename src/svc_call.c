@@ -10,6 +10,7 @@
 #include "svc_drc.h"
 #include "svc_recv.h"
 #include "svc_int.h"
+#include "probes.h"
 
 
 /*
@@ -18,6 +19,16 @@
  * ERR_VERS for another version, ERR_CHUNK for an unusable header, a silent
  * drop for a message too short to attribute.
  */
+/* The receive verdicts as the svc_recv probe names them. */
+static const char *const verdict_names[] = {
+	[SVC_RDMA_RECV_INLINE] = "inline",
+	[SVC_RDMA_RECV_PULL] = "read chunks",
+	[SVC_RDMA_RECV_ERR_VERS] = "err_vers",
+	[SVC_RDMA_RECV_ERR_CHUNK] = "err_chunk",
+	[SVC_RDMA_RECV_DROP] = "drop",
+};
+#define VERDICTS (sizeof(verdict_names) / sizeof(verdict_names[0]))
+
 static void count_bad_call(struct svc_rdma_conn *c)
 {
 	pthread_mutex_lock(&c->cn_x.rx_lock);
@@ -41,6 +52,9 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 
 	svc_rdma_chunk_limits(c, &lim);
 	svc_rdma_recv_decide(rep->rr_buf, rep->rr_len, &lim, h, &rv);
+	RPCRDMA_PROBE4(svc_recv, &c->cn_x, h->hd_xid,
+		       verdict_names[rv.rv_verdict < VERDICTS ? rv.rv_verdict :
+				     VERDICTS - 1], rep->rr_len);
 	if (rv.rv_why)
 		RPCRDMA_DBG("conn %p: xid %#x refused: %s", (void *)c, h->hd_xid,
 			    rv.rv_why);

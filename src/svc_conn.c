@@ -12,6 +12,7 @@
 #include "poller.h"
 #include "svc_drc.h"
 #include "svc_int.h"
+#include "probes.h"
 
 /* The Call this thread is serving (svc_threads.c sets it);
  * svc_rdma_conn_call() in svc_int.h reads it. */
@@ -307,6 +308,7 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 		c->cn_x.rx_stats.rs_conns_lost++;
 	}
 	c->cn_x.rx_stats.rs_conns_freed++;
+	RPCRDMA_PROBE2(svc_teardown, &c->cn_x, c->cn_lost);
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
 	svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
 	pthread_mutex_unlock(&l->ln_lock);

@@ -13,6 +13,7 @@
 #include "svc_drc.h"
 #include "svc_int.h"
 #include "svc_reply_plan.h"
+#include "probes.h"
 
 /*
  * svc_stall_ms (default 1 s, svc_rdma_stall_deadline): how long a Reply or
@@ -112,7 +113,16 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 	pthread_mutex_lock(&x->rx_lock);
 	x->rx_stats.rs_bad_calls++;
 	pthread_mutex_unlock(&x->rx_lock);
+	RPCRDMA_PROBE3(svc_err_send, x, xid, err);
 }
+
+/* How a Reply went, as the svc_reply probe names it. */
+static const char *const reply_names[] = {
+	[SVC_RDMA_REPLY_INLINE] = "inline",
+	[SVC_RDMA_REPLY_DIRECT] = "write list",
+	[SVC_RDMA_REPLY_CHUNK] = "reply chunk",
+	[SVC_RDMA_REPLY_ERR_CHUNK] = "err_chunk",
+};
 
 /* An accepted Reply's results, taken out of the message once: a Reply
  * that does not fit inline is encoded a second time, for its chunk. */
@@ -387,9 +397,13 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (rc == -EMSGSIZE || rc == -ENOMEM)	/* no room: fail it cleanly */
 		svc_rdma_conn_send_error(c, ct->ct_xid, RPCRDMA_ERR_CHUNK);
 	pthread_mutex_lock(&x->rx_lock);
-	if (!rc)
+	if (!rc) {
 		x->rx_stats.rs_replies++;
+		RPCRDMA_PROBE4(svc_reply, x, ct->ct_xid, reply_names[v],
+			       body->xb_len);
+	}
 	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
+	RPCRDMA_PROBE2(credits, x, x->rx_ep.re_nrecv);
 	pthread_mutex_unlock(&x->rx_lock);
 	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d", (void *)c,
 		    src->src_kept ? " (kept)" : "", ct->ct_xid, rc);

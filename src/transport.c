@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "transport.h"
+#include "probes.h"
 
 extern char **environ;
 
@@ -363,6 +364,15 @@ static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 	}
 }
 
+/* The xid a Send carries: the transport header's first word (probes). */
+static uint32_t hdr_xid(const void *hdr)
+{
+	uint32_t w;
+
+	memcpy(&w, hdr, sizeof(w));
+	return ntohl(w);
+}
+
 /* Inline: the provider copies header and segments while posting. */
 static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 		       const void *hdr, uint32_t hdrlen,
@@ -379,6 +389,8 @@ static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	if (!rc) {
 		x->rx_stats.rs_inline_sends++;
 		x->rx_stats.rs_inline_bytes += rpcrdma_xdrbuf_len(xb);
+		RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), "inline",
+			       xb->xb_len, *sig > 0);
 	}
 	return rc;
 }
@@ -400,6 +412,8 @@ static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	if (!rc) {
 		x->rx_stats.rs_pullup_sends++;
 		x->rx_stats.rs_pullup_bytes += len;
+		RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), "pullup", len,
+			       *sig > 0);
 	}
 	return rc;
 }
@@ -430,6 +444,8 @@ static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	if (!rc) {
 		x->rx_stats.rs_mapped_sends++;
 		x->rx_stats.rs_mapped_sges += pl.sp_nsge;
+		RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), "mapped",
+			       xb->xb_len, *sig > 0);
 		*seqp = sc->sc_seq;
 	}
 	return rc;
@@ -583,6 +599,7 @@ int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
 			    struct rpcrdma_sendctx *sc, int ok)
 {
+	RPCRDMA_PROBE3(send_completed, x, sc->sc_seq, ok);
 	pthread_mutex_lock(&x->rx_lock);
 	if (ok) {
 		rpcrdma_sendctx_complete(&x->rx_ring, sc->sc_index);

@@ -9,13 +9,14 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 # The files of cases this one sources, in order (each sourced below); the
 # timing ones (bystander latencies, the bench) only where want timing.
 case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh
-	xdr-cases.sh nfs3-cases.sh"
+	xdr-cases.sh nfs3-cases.sh probe-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
 # Left out where not want slow: configuration's effects on real verbs
-# (the parser itself is unit-tested and fuzzed in every build), and the
+# (the parser itself is unit-tested and fuzzed in every build), the
 # kernel's NFS client against the tests' own NFSv3 server (its paths in
-# the library are those of the chunk cases).
-slow_files="conf-cases.sh nfs3-cases.sh"
+# the library are those of the chunk cases), and the USDT probes (about
+# 80 s for both beds; a probe site adds no memory access to check).
+slow_files="conf-cases.sh nfs3-cases.sh probe-cases.sh"
 
 # Calls per thread: the sanitizer build walks the same paths with fewer.
 if want slow; then many=100 some=50; else many=20 some=10; fi
@@ -722,7 +723,8 @@ want slow && stall stalled-peer-async "-A -s mapped"
 # registrations of abandoned calls at destroy, and Replies that come just
 # before a disconnect (clnt-cases.sh); every XDR construct at every size
 # over RDMA and TCP, compared (xdr-cases.sh); the kernel's NFS client
-# against our own NFSv3 server (nfs3-cases.sh).
+# against our own NFSv3 server (nfs3-cases.sh); each USDT probe against
+# its counter, under bpftrace (probe-cases.sh).
 for f in $case_files; do
 	case " $slow_files " in *" $f "*) want slow || continue ;; esac
 	. "$(dirname "$0")/$f"

@@ -1,0 +1,100 @@
+# The USDT probes (rpcrdma(7), PROBES), sourced by cases.sh or alone
+# through run-cases.sh: bpftrace counts every rpcrdma probe while
+# probe_client drives echo_server through inline, pulled-up, mapped and
+# chunked calls and one ERR_CHUNK; probe-check.py then requires each probe
+# to have fired as often as its counter moved.  A build without USDT skips;
+# with RPCRDMA_REQUIRE_RDMA=1 (CI) a missing probe or bpftrace fails.
+usdt_case() {
+	name=usdt-probes; port=$((port + 1))
+	lib=$(readlink -f "$b/.libs/librpcrdma.so")
+	why=
+	if ! grep -q '^#define RPCRDMA_USDT 1' "$b/config.h"; then
+		why="built without USDT (configure --enable-usdt)"
+	elif ! command -v bpftrace >/dev/null 2>&1; then
+		why="bpftrace is not installed (tools/install-deps)"
+	fi
+	: >"$work/$name.check"
+	if [ -n "$why" ]; then
+		if [ "${RPCRDMA_REQUIRE_RDMA:-0}" = 1 ]; then
+			tap "not ok - $kind: $name ($why; RPCRDMA_REQUIRE_RDMA=1)"
+			failed=1
+		else
+			tap "ok - $kind: $name # SKIP $why"
+		fi
+		return
+	fi
+	# configure said yes: the probes must be in the library.
+	if ! readelf -n "$lib" 2>/dev/null | grep -q "Provider: rpcrdma"; then
+		tap "not ok - $kind: $name (no rpcrdma USDT notes in $lib)"
+		failed=1
+		return
+	fi
+	# uprobes need tracefs; the bed's init may not have mounted it.
+	[ -e /sys/kernel/tracing/uprobe_events ] ||
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	[ -e /sys/kernel/debug/tracing ] ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	# The counting program, and beside it the installed one
+	# (tools/trace/rpcrdma.bt, rpcrdma-trace(1)): it must run too.
+	sed "s|LIB|$lib|" "$(dirname "$0")/probe-count.bt" >"$work/$name.bt"
+	sed "s|LIB|$lib|g" "$(dirname "$0")/../../tools/trace/rpcrdma.bt" \
+		>"$work/$name.user.bt"
+	rm -f "$work/$name.ready"
+	timeout 300 bpftrace "$work/$name.bt" >"$work/$name.trace" 2>&1 &
+	bpid=$!
+	timeout 300 bpftrace "$work/$name.user.bt" >"$work/$name.user" 2>&1 &
+	upid=$!
+	i=0
+	while { ! grep -q "^probes attached" "$work/$name.trace" ||
+		! grep -q "^Tracing librpcrdma" "$work/$name.user"; } &&
+		kill -0 $bpid 2>/dev/null && kill -0 $upid 2>/dev/null &&
+		[ $i -lt 1800 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	attach=$((i / 10))
+	if ! grep -q "^probes attached" "$work/$name.trace" ||
+		! grep -q "^Tracing librpcrdma" "$work/$name.user"; then
+		kill -INT $bpid $upid 2>/dev/null; wait $bpid; wait $upid
+		tap "not ok - $kind: $name (bpftrace did not attach in ${attach} s)"
+		awk '{ print "# bpftrace: " $0 }' "$work/$name.trace" \
+			"$work/$name.user" | tail -30
+		failed=1
+		return
+	fi
+	timeout 120 $RPCRDMA_SERVER_EXEC env RPCRDMA_MAX_CHUNK_BYTES=64K \
+		"$b/tests/rdma/echo_server" -a "$srv" -p $port \
+		-r "$work/$name.ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$work/$name.ready" $spid
+	timeout 120 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/probe_client" -a "$srv" \
+		-b "$cli" -p $port >"$work/$name.client" 2>&1
+	crc=$?
+	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	# SIGINT: bpftrace prints its maps and exits.
+	kill -INT $bpid $upid 2>/dev/null
+	wait $bpid
+	wait $upid
+	# rpcrdma.bt: the connection's events and the latency histograms.
+	user=ok
+	for want in ": connect ok" ": accepted, " "@latency_us_by_strategy\[" \
+		"@latency_us_by_call_chunks\[read list\]" \
+		"@latency_us_by_reply_chunks\[reply chunk\]" "RDMA_ERROR ERR_CHUNK"; do
+		grep -q "$want" "$work/$name.user" && continue
+		echo "rpcrdma.bt printed no '$want'" >>"$work/$name.check"
+		user=
+	done
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$user" ] &&
+		python3 "$(dirname "$0")/probe-check.py" "$work/$name.trace" \
+		"$work/$name.client" "$work/$name.server" >>"$work/$name.check" 2>&1; then
+		tap "ok - $kind: $name # bpftrace attached in ${attach} s"
+	else
+		tap "not ok - $kind: $name (client exit $crc, server exit $src)"
+		for f in check client server trace user; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+usdt_case
