@@ -1,0 +1,112 @@
+#!/bin/sh
+# The packages on the test bed: installs the .debs of DEBDIR into the guest
+# (its root is a throwaway overlay over the host's /), builds README.md's
+# example (tests/pkg/smoke.c) against the installed package only and runs
+# it over RDMA on the current bed.  Run by tools/run-tests --packages:
+#   tools/rdma-vm -k both -w DEBDIR -- sh tests/pkg/smoke.sh DEBDIR
+# Prints TAP lines; exits non-zero if any failed.
+debdir=${1:?usage: smoke.sh DEBDIR}
+src=$(cd "$(dirname "$0")" && pwd)/smoke.c
+kind=${RPCRDMA_TESTBED:?run me in tools/rdma-vm}
+srv=${RPCRDMA_SERVER_ADDR:?} cli=${RPCRDMA_CLIENT_ADDR:?}
+lib=/usr/lib/x86_64-linux-gnu/librpcrdma.so.0
+work=/tmp/pkg-smoke
+bin=$work/smoke
+failed=0
+# Nothing from a build tree may leak into the compile or the run.
+unset LD_LIBRARY_PATH LD_PRELOAD PKG_CONFIG_PATH CPATH C_INCLUDE_PATH LIBRARY_PATH
+
+ok() { echo "ok - $kind: $*"; }
+notok() { echo "not ok - $kind: $*"; failed=1; }
+elapsed() { echo "# $1: $(( $(date +%s) - t0 )) s"; t0=$(date +%s); }
+t0=$(date +%s)
+
+# Once per boot (the first bed): install, then build.
+if [ ! -e $work/installed ]; then
+	mkdir -p $work
+	if dpkg-query -W -f='${Status}\n' librpcrdma0 2>/dev/null | grep -q 'ok installed'; then
+		notok "librpcrdma0 is installed on the host itself (the guest's root): the smoke test would not test these packages"
+		exit 1
+	fi
+	# man-db's trigger would rebuild its index, minutes under TCG; the
+	# flag file is in the guest's throwaway overlay.
+	rm -f /var/lib/man-db/auto-update
+	if dpkg -i "$debdir"/librpcrdma0_*.deb "$debdir"/librpcrdma-dev_*.deb \
+		"$debdir"/rpcrdma-utils_*.deb >$work/dpkg.out 2>&1; then
+		ok "dpkg -i librpcrdma0 librpcrdma-dev rpcrdma-utils # $(dpkg-query -W -f='${Version}' librpcrdma0)"
+	else
+		notok "dpkg -i of the packages failed"
+		sed 's/^/# /' $work/dpkg.out
+		exit 1
+	fi
+	touch $work/installed
+	elapsed install
+	flags=$(pkg-config --cflags --libs librpcrdma)
+	echo "# pkg-config --cflags --libs librpcrdma: $flags"
+	# -Wl,-rpath nowhere: the run must find the library where ld.so looks.
+	if cc -O2 -Wall -o $bin "$src" $flags >$work/cc.out 2>&1; then
+		ok "README example built with pkg-config librpcrdma"
+	else
+		notok "README example does not build against the installed package"
+		sed 's/^/# /' $work/cc.out
+		exit 1
+	fi
+	elapsed build
+fi
+
+# ldd: the dynamic linker resolves the package's library.
+got=$(ldd $bin | awk '$1 == "librpcrdma.so.0" { print $3 }')
+if [ "$got" = $lib ]; then
+	ok "ldd resolves librpcrdma.so.0 to $got"
+else
+	notok "ldd resolves librpcrdma.so.0 to '$got', not $lib"
+fi
+
+# The conffile is in place and the package's rpcrdma-conf reads it.
+if dpkg-query -W -f='${Conffiles}\n' rpcrdma-utils | grep -q '^ /etc/rpcrdma.conf ' &&
+	rpcrdma-conf --dump --client >$work/conf.out 2>&1; then
+	ok "/etc/rpcrdma.conf is a conffile and rpcrdma-conf --dump reads it"
+else
+	notok "/etc/rpcrdma.conf is not a conffile, or rpcrdma-conf --dump failed"
+	sed 's/^/# /' $work/conf.out
+fi
+
+ready=$work/$kind.ready port=20300
+rm -f $ready
+timeout 120 $RPCRDMA_SERVER_EXEC $bin server $srv $port $ready >$work/$kind.server 2>&1 &
+spid=$!
+i=0
+while [ ! -s $ready ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+if [ -s $ready ]; then
+	# The running server's own mapping of the library (its pid in $ready).
+	maps=$(grep -o '/[^ ]*librpcrdma[^ ]*' /proc/$(cat $ready)/maps | sort -u)
+	timeout 120 $RPCRDMA_CLIENT_EXEC $bin client $srv $port $cli >$work/$kind.client 2>&1
+	crc=$?
+	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
+else
+	crc=125 maps=
+	echo "server never became ready" >$work/$kind.client
+fi
+wait $spid
+src_rc=$?
+sed 's/^/# /' $work/$kind.server $work/$kind.client
+if [ $crc -eq 0 ] && [ $src_rc -eq 0 ] &&
+	grep -q "^client: 21 calls of 0 B to 1 MiB, every reply verified$" $work/$kind.client &&
+	grep -q "^server: served 21 calls$" $work/$kind.server; then
+	ok "README example over RDMA: 21 calls, every reply verified"
+else
+	notok "README example over RDMA (client exit $crc, server exit $src_rc)"
+fi
+# Both processes mapped the package's file (the real name behind the link).
+real=$(readlink -f $lib)
+if [ "$maps" = "$real" ] &&
+	grep -qx "client: library $real" $work/$kind.client &&
+	grep -qx "server: library $real" $work/$kind.server; then
+	ok "server and client mapped $real (/proc/PID/maps)"
+else
+	notok "the library mapped is '$maps', not $real"
+fi
+elapsed "$kind run"
+exit $failed
