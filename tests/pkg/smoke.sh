@@ -55,11 +55,13 @@ if [ ! -e $work/installed ]; then
 fi
 
 # ldd: the dynamic linker resolves the package's library.
+# (/lib is /usr/lib on a merged-/usr system: compare the files' real paths.)
+real=$(readlink -f $lib)
 got=$(ldd $bin | awk '$1 == "librpcrdma.so.0" { print $3 }')
-if [ "$got" = $lib ]; then
-	ok "ldd resolves librpcrdma.so.0 to $got"
+if [ -n "$got" ] && [ "$(readlink -f "$got")" = "$real" ]; then
+	ok "ldd resolves librpcrdma.so.0 to $got, the package's $real"
 else
-	notok "ldd resolves librpcrdma.so.0 to '$got', not $lib"
+	notok "ldd resolves librpcrdma.so.0 to '$got', not the package's $real"
 fi
 
 # The conffile is in place and the package's rpcrdma-conf reads it.
@@ -80,8 +82,11 @@ while [ ! -s $ready ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 if [ -s $ready ]; then
-	# The running server's own mapping of the library (its pid in $ready).
-	maps=$(grep -o '/[^ ]*librpcrdma[^ ]*' /proc/$(cat $ready)/maps | sort -u)
+	# The running server's mapping of the library (its pid in $ready),
+	# read from its own host: on siw that is another mount namespace,
+	# whose paths /proc shows relative to the reader's root.
+	maps=$($RPCRDMA_SERVER_EXEC cat /proc/$(cat $ready)/maps |
+		grep -o '/[^ ]*librpcrdma[^ ]*' | sort -u)
 	timeout 120 $RPCRDMA_CLIENT_EXEC $bin client $srv $port $cli >$work/$kind.client 2>&1
 	crc=$?
 	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
@@ -94,13 +99,16 @@ src_rc=$?
 sed 's/^/# /' $work/$kind.server $work/$kind.client
 if [ $crc -eq 0 ] && [ $src_rc -eq 0 ] &&
 	grep -q "^client: 21 calls of 0 B to 1 MiB, every reply verified$" $work/$kind.client &&
-	grep -q "^server: served 21 calls$" $work/$kind.server; then
-	ok "README example over RDMA: 21 calls, every reply verified"
+	served=$(sed -n 's/^server: served \([0-9]*\) calls$/\1/p' $work/$kind.server) &&
+	[ "${served:-0}" -ge 21 ]; then
+	# The server may run a Call more than once: one the client sent
+	# again (its reconnects and retransmits are printed above) runs
+	# again on a server without a duplicate request cache.
+	ok "README example over RDMA: 21 calls, every reply verified (server ran $served)"
 else
 	notok "README example over RDMA (client exit $crc, server exit $src_rc)"
 fi
 # Both processes mapped the package's file (the real name behind the link).
-real=$(readlink -f $lib)
 if [ "$maps" = "$real" ] &&
 	grep -qx "client: library $real" $work/$kind.client &&
 	grep -qx "server: library $real" $work/$kind.server; then
