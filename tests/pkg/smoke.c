@@ -32,6 +32,7 @@ static bool_t xdr_none(XDR *x, void *p)
 }
 
 static unsigned long served;
+static char seen[1024];		/* the length of each Call run, for the log */
 
 static void prog_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
@@ -50,6 +51,9 @@ static void prog_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		for (i = 0; i < b.len; i++)
 			b.val[i] ^= 0x5a;
 		served++;
+		if (strlen(seen) < sizeof(seen) - 16)
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+				 " %u", b.len);
 		svc_sendreply(xprt, (xdrproc_t)xdr_blob, (char *)&b);
 		svc_freeargs(xprt, (xdrproc_t)xdr_blob, (char *)&b);
 		return;
@@ -98,6 +102,7 @@ static int server(const char *addr, const char *port, const char *ready)
 		return 1;
 	svc_run();
 	printf("server: served %lu calls\n", served);
+	printf("server: their lengths:%s\n", seen);
 	return 0;
 }
 

@@ -82,11 +82,14 @@ while [ ! -s $ready ] && kill -0 $spid 2>/dev/null && [ $i -lt 600 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 if [ -s $ready ]; then
-	# The running server's mapping of the library (its pid in $ready),
-	# read from its own host: on siw that is another mount namespace,
-	# whose paths /proc shows relative to the reader's root.
-	maps=$($RPCRDMA_SERVER_EXEC cat /proc/$(cat $ready)/maps |
-		grep -o '/[^ ]*librpcrdma[^ ]*' | sort -u)
+	# The running server's mapping of the library (its pid in $ready):
+	# the mapped file's device and inode, through /proc/PID/map_files
+	# (on siw the server is in another mount namespace, and the path
+	# /proc/PID/maps shows depends on the reader's).
+	pid=$(cat $ready)
+	maps=$(awk '/librpcrdma/ { print $1 }' /proc/$pid/maps | while read r; do
+		stat -L -c %d:%i /proc/$pid/map_files/$r; done | sort -u)
+	echo "# server pid $pid maps:" $(grep -o '/[^ ]*librpcrdma[^ ]*' /proc/$pid/maps | sort -u)
 	timeout 120 $RPCRDMA_CLIENT_EXEC $bin client $srv $port $cli >$work/$kind.client 2>&1
 	crc=$?
 	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
@@ -109,12 +112,12 @@ else
 	notok "README example over RDMA (client exit $crc, server exit $src_rc)"
 fi
 # Both processes mapped the package's file (the real name behind the link).
-if [ "$maps" = "$real" ] &&
+if [ -n "$maps" ] && [ "$maps" = "$(stat -L -c %d:%i $real)" ] &&
 	grep -qx "client: library $real" $work/$kind.client &&
 	grep -qx "server: library $real" $work/$kind.server; then
-	ok "server and client mapped $real (/proc/PID/maps)"
+	ok "server and client mapped $real (/proc/PID/maps, map_files)"
 else
-	notok "the library mapped is '$maps', not $real"
+	notok "the library mapped (device:inode '$maps') is not $real"
 fi
 elapsed "$kind run"
 exit $failed
