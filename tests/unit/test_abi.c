@@ -50,7 +50,7 @@ struct v2 {
 /* Out, old program, new library: the prefix right, nothing past it. */
 START_TEST(out_old_program_prefix)
 {
-	unsigned char buf[sizeof(struct v1) + SLACK];
+	unsigned char buf[sizeof(struct v1) + SLACK] __attribute__((aligned(16)));
 	struct v2 lib = { sizeof(struct v2), 7, 8, 9, 10 };
 	struct v1 *prog = (struct v1 *)buf;
 
@@ -67,7 +67,7 @@ END_TEST
  * filled with `unset`, and still nothing past the program's size. */
 START_TEST(out_new_program_tail)
 {
-	unsigned char buf[sizeof(struct v2) + SLACK];
+	unsigned char buf[sizeof(struct v2) + SLACK] __attribute__((aligned(16)));
 	struct v1 lib = { sizeof(struct v1), 7, 8 };
 	struct v2 *prog = (struct v2 *)buf;
 
@@ -86,7 +86,7 @@ END_TEST
  * size keep their unset value, whatever bytes follow the program's struct. */
 START_TEST(in_old_program_unset)
 {
-	unsigned char buf[sizeof(struct v1) + SLACK];
+	unsigned char buf[sizeof(struct v1) + SLACK] __attribute__((aligned(16)));
 	struct v1 *prog = (struct v1 *)buf;
 	struct v2 lib;
 
@@ -128,7 +128,7 @@ END_TEST
 /* A size below the first release's: refused, nothing read or written. */
 START_TEST(too_small_refused)
 {
-	unsigned char buf[sizeof(struct v2) + SLACK];
+	unsigned char buf[sizeof(struct v2) + SLACK] __attribute__((aligned(16)));
 	struct v2 lib = { sizeof(struct v2), 7, 8, 9, 10 }, copy = lib;
 
 	memset(buf, CANARY, sizeof(buf));
@@ -149,7 +149,7 @@ END_TEST
  * svc_rdma_get_stats(): exactly rs_size bytes written. */
 START_TEST(stats_export)
 {
-	unsigned char buf[sizeof(struct rpcrdma_stats) + SLACK];
+	unsigned char buf[sizeof(struct rpcrdma_stats) + SLACK] __attribute__((aligned(16)));
 	struct rpcrdma_stats lib, *prog = (struct rpcrdma_stats *)buf;
 	uint64_t *w = (uint64_t *)&lib;
 	size_t i;
@@ -202,7 +202,7 @@ END_TEST
 /* rpcrdma_options_init(): exactly the size it is given, every field unset. */
 START_TEST(options_init)
 {
-	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK];
+	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK] __attribute__((aligned(16)));
 	struct rpcrdma_options *o = (struct rpcrdma_options *)buf;
 	struct rpcrdma_options whole;
 
@@ -233,7 +233,7 @@ END_TEST
 /* The options copy of RPCRDMA_CLGET_OPTIONS and svc_rdma_get_options(). */
 START_TEST(options_export)
 {
-	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK];
+	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK] __attribute__((aligned(16)));
 	struct rpcrdma_options *prog = (struct rpcrdma_options *)buf;
 	struct rpcrdma_options lib;
 	size_t i;
@@ -272,7 +272,7 @@ END_TEST
  */
 START_TEST(options_import_sizes)
 {
-	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK];
+	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK] __attribute__((aligned(16)));
 	struct rpcrdma_options *prog = (struct rpcrdma_options *)buf;
 	struct rpcrdma_options live, out, before;
 	struct rpcrdma_optsrc src;
@@ -340,7 +340,7 @@ END_TEST
  */
 START_TEST(old_program_resolved)
 {
-	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK];
+	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK] __attribute__((aligned(16)));
 	struct rpcrdma_options *prog = (struct rpcrdma_options *)buf;
 	size_t old = offsetof(struct rpcrdma_options, ro_drc_size);
 	char *envp[] = { "RPCRDMA_DRC_SIZE=77", NULL };
