@@ -203,8 +203,15 @@ struct rpcrdma_stats {
 };
 #define RPCRDMA_STATS_SIZE_0_1 \
 	(offsetof(struct rpcrdma_stats, rs_reply_too_large) + sizeof(uint64_t))
-#ifdef __cplusplus
-#define RPCRDMA_STATS_INIT	{ sizeof(struct rpcrdma_stats), 0 }
+#ifdef __cplusplus	/* no brace form without -Wmissing-field-initializers */
+static inline struct rpcrdma_stats rpcrdma_stats_init_(void)
+{
+	struct rpcrdma_stats s = {};
+
+	s.rs_size = sizeof(s);
+	return s;
+}
+#define RPCRDMA_STATS_INIT	rpcrdma_stats_init_()
 #else
 #define RPCRDMA_STATS_INIT	{ .rs_size = sizeof(struct rpcrdma_stats) }
 #endif
