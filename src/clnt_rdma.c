@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "abi.h"
 #include "clnt_rdma.h"
 
 static struct clnt_ops cr_ops;
@@ -116,25 +117,27 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	case RPCRDMA_CLSET_REPLY_HINT: {
 		const struct rpcrdma_reply_hint *rh = info;
 
-		if (!rh || rh->rh_proc >= RPCRDMA_MAX_HINTS)
+		if (!rh || rpcrdma_reply_hint_check(rh) ||
+		    rh->rh_proc >= RPCRDMA_MAX_HINTS)
 			return FALSE;
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
 		cr->cr_hints[rh->rh_proc] = rh->rh_max_reply;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		return TRUE;
 	}
-	case RPCRDMA_CLGET_STATS:
+	case RPCRDMA_CLGET_STATS: {
+		/* Only as far as the program's rs_size (rpcrdma(7), ABI). */
+		struct rpcrdma_stats st;
+
 		if (!info)
 			return FALSE;
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
-		*(struct rpcrdma_stats *)info = cr->cr_x.rx_stats;
+		st = cr->cr_x.rx_stats;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		return TRUE;
+		return !rpcrdma_stats_export(info, &st);
+	}
 	case RPCRDMA_CLGET_OPTIONS:
-		if (!info)
-			return FALSE;
-		*(struct rpcrdma_options *)info = cr->cr_x.rx_opts;
-		return TRUE;
+		return info && !rpcrdma_options_export(info, &cr->cr_x.rx_opts);
 	case RPCRDMA_CLSET_OPTIONS:
 		return info && !rpcrdma_xprt_set_options(&cr->cr_x, info);
 	default:
@@ -145,7 +148,8 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 int clnt_rdma_set_result_buf(CLIENT *cl, struct rpcrdma_result_buf *rb)
 {
 	if (!cl || cl->cl_ops != &cr_ops ||
-	    (rb && (!rb->rb_addr || !rb->rb_len || rb->rb_len > UINT32_MAX))) {
+	    (rb && (rpcrdma_result_buf_check(rb) || !rb->rb_addr ||
+		    !rb->rb_len || rb->rb_len > UINT32_MAX))) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -6,18 +6,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "abi.h"
 #include "options.h"
-
-void rpcrdma_options_init(struct rpcrdma_options *o)
-{
-	size_t k;
-
-	memset(o, 0, sizeof(*o));
-	for (k = 0; k < rpcrdma_nkeys; k++)
-		if (rpcrdma_keys[k].ck_type != RPCRDMA_CT_STRING)
-			*(uint32_t *)((char *)o + rpcrdma_keys[k].ck_offset) =
-				RPCRDMA_OPT_UNSET;
-}
 
 static bool handle_value(const struct rpcrdma_options *o,
 			 const struct rpcrdma_conf_key *k, uint64_t *val,
@@ -80,16 +70,16 @@ int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 	pthread_mutex_init(&src->os_lock, NULL);
 	err[0] = '\0';
 	src->os_role = role;
-	if (handle)
-		src->os_handle = *handle;
-	else
-		rpcrdma_options_init(&src->os_handle);
+	/* The program's fields, read only as far as its ro_size. */
+	rc = rpcrdma_options_import(&src->os_handle, handle, err, errlen);
 	src->os_conf = rpcrdma_conf_new(rpcrdma_keys, rpcrdma_nkeys);
 	if (!src->os_conf)
 		return -ENOMEM;
 	if (file && *file)
 		rpcrdma_conf_load(src->os_conf, file, must_exist);
 	rpcrdma_conf_load_env(src->os_conf, envp);
+	if (rc)
+		return rc;
 	rc = check_handle(&src->os_handle, role, err, errlen);
 	if (rc)
 		return rc;
@@ -155,26 +145,32 @@ static void apply_live(struct rpcrdma_options *live,
 }
 
 int rpcrdma_options_update(struct rpcrdma_options *live,
-			   const struct rpcrdma_options *change,
+			   const struct rpcrdma_options *prog,
 			   unsigned int role, char *err, size_t errlen)
 {
-	int rc = check_live(change, role, err, errlen);
+	struct rpcrdma_options change;
+	int rc = rpcrdma_options_import(&change, prog, err, errlen);
 
 	if (!rc)
-		apply_live(live, change);
+		rc = check_live(&change, role, err, errlen);
+	if (!rc)
+		apply_live(live, &change);
 	return rc;
 }
 
 int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
-			  const struct rpcrdma_options *change,
+			  const struct rpcrdma_options *prog,
 			  char *err, size_t errlen)
 {
-	int rc = check_live(change, src->os_role, err, errlen);
+	struct rpcrdma_options change;
+	int rc = rpcrdma_options_import(&change, prog, err, errlen);
 
+	if (!rc)
+		rc = check_live(&change, src->os_role, err, errlen);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&src->os_lock);
-	apply_live(&src->os_handle, change);
+	apply_live(&src->os_handle, &change);
 	pthread_mutex_unlock(&src->os_lock);
 	return 0;
 }

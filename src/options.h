@@ -34,8 +34,9 @@ struct rpcrdma_optsrc {
 
 /*
  * Read the configuration FILE (and FILE.d; must_exist when the program or
- * RPCRDMA_CONF named it) and envp, and check every field the program set.
- * 0; -EINVAL when a file, a variable or a field is bad (the conf's
+ * RPCRDMA_CONF named it) and envp, and check every field the program set
+ * (handle: its own struct, read as far as its ro_size).
+ * 0; -EINVAL when a file, a variable, a field or ro_size is bad (the conf's
  * diagnostics and err say why); -ENOMEM.  src needs fini either way.
  */
 int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
@@ -45,9 +46,10 @@ int rpcrdma_optsrc_init(struct rpcrdma_optsrc *src,
 void rpcrdma_optsrc_fini(struct rpcrdma_optsrc *src);
 
 /*
- * Change the live keys (RPCRDMA_CS_LIVE) that `change` sets, in `live`:
- * all or none.  -EINVAL, with err saying why, when a set field is not a
- * live key of this role or is out of range.
+ * Change the live keys (RPCRDMA_CS_LIVE) that `change` (the program's
+ * struct, read as far as its ro_size) sets, in `live`: all or none.
+ * -EINVAL, with err saying why, when a set field is not a live key of
+ * this role or is out of range, or ro_size is bad.
  */
 int rpcrdma_options_update(struct rpcrdma_options *live,
 			   const struct rpcrdma_options *change,

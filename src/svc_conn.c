@@ -28,7 +28,9 @@ void svc_rdma_stats_add(struct rpcrdma_stats *sum, const struct rpcrdma_stats *s
 	uint64_t peak = sum->rs_reads_peak > s->rs_reads_peak ?
 			sum->rs_reads_peak : s->rs_reads_peak;
 
-	for (i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+	/* The counters, past rs_size and rs_lib_size. */
+	for (i = offsetof(struct rpcrdma_stats, rs_calls) / sizeof(uint64_t);
+	     i < sizeof(*s) / sizeof(uint64_t); i++)
 		dst[i] += src[i];
 	sum->rs_reads_peak = peak;	/* a most, not a sum */
 }

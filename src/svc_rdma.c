@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
+#include "abi.h"
 #include "svc_drc.h"
 #include "svc_int.h"
 
@@ -461,14 +462,19 @@ out_err:
 }
 
 /* Counters of one connection, or of every connection a listener accepted. */
-int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
+/* Filled into the program's struct only as far as its rs_size. */
+int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *prog)
 {
+	struct rpcrdma_stats st, *stats = &st;
 	struct svc_rdma_listener *l;
 	struct svc_rdma_conn *c;
 
-	if (!xprt || !stats)
+	if (!xprt || !prog)
 		return -1;
-	memset(stats, 0, sizeof(*stats));
+	if (prog->rs_size < RPCRDMA_STATS_SIZE_0_1) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (xprt->xp_ops == &conn_ops) {
 		c = to_conn(xprt);
 		pthread_mutex_lock(&c->cn_x.rx_lock);
@@ -479,7 +485,7 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 		stats->rs_pool_pinned = c->cn_dev->dv_pinned;
 		stats->rs_pool_pinned_peak = c->cn_dev->dv_pinned_peak;
 		pthread_mutex_unlock(&c->cn_dev->dv_lock);
-		return 0;
+		return rpcrdma_stats_export(prog, stats) ? -1 : 0;
 	}
 	if (xprt->xp_ops != &listener_ops)
 		return -1;
@@ -491,7 +497,7 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
 	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
 			     &stats->rs_pool_pinned_peak);
 	pthread_mutex_unlock(&l->ln_lock);
-	return 0;
+	return rpcrdma_stats_export(prog, stats) ? -1 : 0;
 }
 
 /*
@@ -500,14 +506,21 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *stats)
  */
 int svc_rdma_get_options(SVCXPRT *xprt, struct rpcrdma_options *opts)
 {
+	const struct rpcrdma_options *in_force;
+
 	if (!xprt || !opts)
 		return -1;
 	if (xprt->xp_ops == &conn_ops)
-		*opts = to_conn(xprt)->cn_x.rx_opts;
+		in_force = &to_conn(xprt)->cn_x.rx_opts;
 	else if (xprt->xp_ops == &listener_ops)
-		*opts = to_lst(xprt)->ln_opts;
+		in_force = &to_lst(xprt)->ln_opts;
 	else
 		return -1;
+	/* Only as far as the program's ro_size (rpcrdma(7), ABI). */
+	if (rpcrdma_options_export(opts, in_force)) {
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }
 

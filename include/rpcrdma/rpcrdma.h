@@ -6,6 +6,7 @@
 #ifndef RPCRDMA_RPCRDMA_H
 #define RPCRDMA_RPCRDMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <rpc/rpc.h>
 
@@ -14,6 +15,18 @@ extern "C" {
 #endif
 
 #define RPCRDMA_EXPORT __attribute__((visibility("default")))
+
+/*
+ * ABI: every struct a program passes in or reads out begins with a
+ * uint32_t size member, the size of the struct as the program's header
+ * knows it: rpcrdma_options_init() sets ro_size, RPCRDMA_STATS_INIT and
+ * the program the others (sizeof the struct).  The library reads or fills
+ * only that many bytes, so a program built against an older, shorter
+ * header keeps working with a newer library: options past its size count
+ * as unset, counters past its size are not written.  A size below the
+ * first release's (RPCRDMA_*_SIZE_0_1) is refused with EINVAL.  The
+ * structs only grow, at their end; see rpcrdma(7), ABI.
+ */
 
 /* Version of the library actually loaded, "MAJOR.MINOR.PATCH". */
 RPCRDMA_EXPORT const char *rpcrdma_version(void);
@@ -41,14 +54,18 @@ enum rpcrdma_reply_chunks {
 };
 
 /*
- * Every tunable of a transport.  rpcrdma_options_init() marks each field
- * unset (RPCRDMA_OPT_UNSET, ro_source NULL); a field the program sets wins
- * over the environment and rpcrdma.conf(5), an unset one takes their value
- * or the built-in default.  See rpcrdma_options_init(3).
+ * Every tunable of a transport.  rpcrdma_options_init() sets ro_size and
+ * marks each field unset (RPCRDMA_OPT_UNSET, ro_source NULL); a field the
+ * program sets wins over the environment and rpcrdma.conf(5), an unset one
+ * takes their value or the built-in default.  See rpcrdma_options_init(3).
+ * Fields appended later are integers whose unset value is all ones: the
+ * library fills bytes it does not know with 0xff and refuses (EINVAL) a
+ * struct that sets one of them.
  */
 #define RPCRDMA_OPT_UNSET	UINT32_MAX
 
 struct rpcrdma_options {
+	uint32_t ro_size;		/* sizeof(struct rpcrdma_options) the program knows */
 	uint32_t ro_max_requests;	/* credits asked (client) / granted (server) */
 	uint32_t ro_inline_send;	/* largest Send we offer to post (RFC 8797) */
 	uint32_t ro_inline_recv;	/* largest Send we can receive (RFC 8797) */
@@ -78,15 +95,29 @@ struct rpcrdma_options {
 	uint32_t ro_idle_timeout_ms;	/* server: close connections idle this long; 0: never */
 	uint32_t ro_max_conn_memory;	/* server: bytes one connection may hold; 0: no limit */
 	uint32_t ro_svc_stall_ms;	/* server: longest one connection may block a serving thread */
-	/* The last two took the reserved word and the tail padding: the
-	 * struct's size is unchanged. */
 	uint32_t ro_drc_size;		/* server: duplicate request cache entries; 0: off */
+	/* Append new fields here, never anywhere else (rpcrdma(7), ABI). */
 };
+/* The smallest ro_size accepted: the end of release 0.1's last field. */
+#define RPCRDMA_OPTIONS_SIZE_0_1 \
+	(offsetof(struct rpcrdma_options, ro_drc_size) + sizeof(uint32_t))
 
-RPCRDMA_EXPORT void rpcrdma_options_init(struct rpcrdma_options *opts);
+/* Mark size bytes of opts unset and set ro_size; 0, or -1 with EINVAL. */
+RPCRDMA_EXPORT int rpcrdma_options_init_size(struct rpcrdma_options *opts,
+					     size_t size);
+#define rpcrdma_options_init(opts) \
+	rpcrdma_options_init_size((opts), sizeof(*(opts)))
 
-/* Transport counters, named after the kernel's mountstats where one exists. */
+/*
+ * Transport counters, named after the kernel's mountstats where one
+ * exists.  Set rs_size before asking (struct rpcrdma_stats st =
+ * RPCRDMA_STATS_INIT); the library writes rs_size bytes at most, zeroes
+ * the counters it does not know, and says in rs_lib_size how many bytes
+ * of counters it does know.
+ */
 struct rpcrdma_stats {
+	uint32_t rs_size;		/* in: sizeof(struct rpcrdma_stats) the program knows */
+	uint32_t rs_lib_size;		/* out: sizeof(struct rpcrdma_stats) in the library */
 	uint64_t rs_calls;		/* client: calls made, once each (sent, or refused before); server: Calls received */
 	uint64_t rs_replies;		/* client: Replies matched; server: Replies sent */
 	uint64_t rs_bad_replies;	/* client: Replies dropped (unparseable, unmatched) and RDMA_ERRORs */
@@ -168,7 +199,22 @@ struct rpcrdma_stats {
 	/* Calls at the limits (appended). */
 	uint64_t rs_calls_refused;	/* client: calls failed before any Send (also in rs_calls) */
 	uint64_t rs_reply_too_large;	/* client: ERR_CHUNK taken as a Reply larger than offered */
+	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
+#define RPCRDMA_STATS_SIZE_0_1 \
+	(offsetof(struct rpcrdma_stats, rs_reply_too_large) + sizeof(uint64_t))
+#ifdef __cplusplus	/* no brace form without -Wmissing-field-initializers */
+static inline struct rpcrdma_stats rpcrdma_stats_init_(void)
+{
+	struct rpcrdma_stats s = {};
+
+	s.rs_size = sizeof(s);
+	return s;
+}
+#define RPCRDMA_STATS_INIT	rpcrdma_stats_init_()
+#else
+#define RPCRDMA_STATS_INIT	{ .rs_size = sizeof(struct rpcrdma_stats) }
+#endif
 
 /* clnt_control(3) requests understood by RDMA clients, beside libtirpc's. */
 #define RPCRDMA_CLGET_STATS	0x52440001	/* struct rpcrdma_stats * */
@@ -176,9 +222,14 @@ struct rpcrdma_stats {
 
 /* The largest Reply a procedure can draw (0: unknown, ro_max_reply). */
 struct rpcrdma_reply_hint {
+	uint32_t rh_size;		/* sizeof(struct rpcrdma_reply_hint) */
 	uint32_t rh_proc;		/* procedure number, below RPCRDMA_MAX_HINTS */
 	uint32_t rh_max_reply;		/* bytes of RPC Reply, not counting RDMA headers */
+	/* Append new fields here; the library refuses one it does not know
+	 * set to anything but 0. */
 };
+#define RPCRDMA_REPLY_HINT_SIZE_0_1 \
+	(offsetof(struct rpcrdma_reply_hint, rh_max_reply) + sizeof(uint32_t))
 #define RPCRDMA_MAX_HINTS	64
 
 /*
@@ -187,14 +238,19 @@ struct rpcrdma_reply_hint {
  * the decoder decodes into rb_addr (set the result's data pointer to it
  * before the call) is placed there by the server with RDMA Write.  After
  * the call rb_written holds the bytes the server wrote (0: it sent the
- * data inline, copied into the buffer as usual).  See
- * clnt_rdma_set_result_buf(3).
+ * data inline, copied into the buffer as usual).  Set rb_size to
+ * sizeof(struct rpcrdma_result_buf).  See clnt_rdma_set_result_buf(3).
  */
 struct rpcrdma_result_buf {
+	uint32_t rb_size;		/* sizeof(struct rpcrdma_result_buf) */
+	uint32_t rb_written;		/* out */
 	void *rb_addr;
 	size_t rb_len;
-	uint32_t rb_written;		/* out */
+	/* Append new fields here; the library refuses one it does not know
+	 * set to anything but 0. */
 };
+#define RPCRDMA_RESULT_BUF_SIZE_0_1 \
+	(offsetof(struct rpcrdma_result_buf, rb_len) + sizeof(size_t))
 #define RPCRDMA_CLGET_OPTIONS	0x52440003	/* struct rpcrdma_options *: in force */
 #define RPCRDMA_CLSET_OPTIONS	0x52440004	/* struct rpcrdma_options *: live keys set */
 

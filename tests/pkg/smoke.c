@@ -111,7 +111,7 @@ static int client(const char *host, const char *port, const char *source)
 	static const u_int sizes[] = { 0, 1, 100, 1000, 4000, 64 * 1024, 1024 * 1024 };
 	struct timeval tv = { 60, 0 };
 	struct rpcrdma_options o;
-	struct rpcrdma_stats st;
+	struct rpcrdma_stats st = RPCRDMA_STATS_INIT;
 	struct blob arg, res;
 	unsigned long calls = 0;
 	CLIENT *cl = NULL;

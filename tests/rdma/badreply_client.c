@@ -49,9 +49,8 @@ static void check(int ok, const char *fmt, ...)
 
 static struct rpcrdma_stats stats(CLIENT *cl)
 {
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
-	memset(&s, 0, sizeof(s));
 	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s)) {
 		printf("FATAL: RPCRDMA_CLGET_STATS refused\n");
 		exit(1);

@@ -53,7 +53,8 @@ static void fill(char *p, unsigned n, unsigned seed)
 static enum clnt_stat echo(CLIENT *cl, char *in, char *out, unsigned n,
 			   unsigned seed, int zc, int check)
 {
-	struct rpcrdma_result_buf rb = { out, MAXSZ, 0 };
+	struct rpcrdma_result_buf rb = {
+		.rb_size = sizeof(rb), .rb_addr = out, .rb_len = MAXSZ };
 	echo_bytes arg = { n, in }, res = { 0, NULL };
 	enum clnt_stat st;
 
@@ -338,7 +339,7 @@ int main(int argc, char **argv)
 	static const char *const replyk[] = { "auto", "always", "never" };
 	const char *addr = NULL, *port = NULL, *flag = NULL;
 	struct rpcrdma_options o;
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	struct worker *w;
 	unsigned threads = 4, i, calls;
 	int c, hostile_test = 0, stale = 0, learning = -1, words_test = 0;
@@ -478,7 +479,8 @@ int main(int argc, char **argv)
 
 	/* A hint that the Reply fits inline: no Reply chunk; forgotten: one. */
 	if (o.ro_reply_chunks == RPCRDMA_REPLY_CHUNK_AUTO) {
-		struct rpcrdma_reply_hint rh = { ECHO_BYTES, 200 };
+		struct rpcrdma_reply_hint rh = {
+			.rh_size = sizeof(rh), .rh_proc = ECHO_BYTES, .rh_max_reply = 200 };
 		char in[100], out[100];
 		struct rpcrdma_stats s0 = stats(cl), s1;
 
@@ -513,7 +515,8 @@ int main(int argc, char **argv)
 			die("out of memory");
 		fill(in, 100, 5);
 		memset(out, 0, 100);
-		rb = (struct rpcrdma_result_buf){ out, MAXSZ, 12345 };
+		rb = (struct rpcrdma_result_buf){ .rb_size = sizeof(rb), .rb_written = 12345,
+						  .rb_addr = out, .rb_len = MAXSZ };
 		arg = (echo_bytes){ 100, in };
 		res = (echo_bytes){ 0, out };
 		if (clnt_rdma_set_result_buf(cl, &rb) ||

@@ -135,7 +135,7 @@ static int pin_run(const char *addr, const char *port, struct rpcrdma_options *o
 {
 	struct bytes b = { MIB, NULL };
 	struct words small = { 750, NULL }, big = { 262144, NULL };
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	long base, held, after;
 	CLIENT *cl;
 
@@ -213,7 +213,7 @@ static int leave_run(const char *addr, const char *port,
 	o->ro_busy_poll_us = 0;
 	for (i = 0; i < rounds; i++) {
 		CLIENT *cl = connect_to(addr, port, o);
-		struct rpcrdma_stats s;
+		struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
 		hog_stop = 0;
 		if (pthread_create(&h[0], NULL, hog, NULL) ||

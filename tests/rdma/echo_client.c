@@ -84,7 +84,7 @@ static void *work(void *arg)
 
 static struct rpcrdma_stats stats(CLIENT *cl)
 {
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
 	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
 		die("RPCRDMA_CLGET_STATS refused");
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	echo_fixed fx, fres;
 	echo_str str, sres;
 	CLIENT *cl;
@@ -411,6 +411,7 @@ int main(int argc, char **argv)
 	}
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("NULL call failed: %s", clnt_sperror(cl, "ECHO_NULL"));
+	rpcrdma_options_init(&in_force);
 	if (!clnt_control(cl, RPCRDMA_CLGET_OPTIONS, (char *)&in_force))
 		die("RPCRDMA_CLGET_OPTIONS refused");
 	printf("client: in force: send_strategy %u max_inline_data %u\n",

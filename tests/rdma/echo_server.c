@@ -127,7 +127,7 @@ static unsigned vmpin_kb(void)
 
 bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 {
-	struct rpcrdma_stats st;
+	struct rpcrdma_stats st = RPCRDMA_STATS_INIT;
 	int n;
 
 	(void)argp; (void)rq;
@@ -329,7 +329,7 @@ static SVCXPRT *term_listener;
 
 static void term_stats(int sig)
 {
-	struct rpcrdma_stats st;
+	struct rpcrdma_stats st = RPCRDMA_STATS_INIT;
 	char buf[320];
 	int n;
 
@@ -471,7 +471,7 @@ int main(int argc, char **argv)
 	unsigned long long conn_budget = 0, stop_refused = 0;
 	int term_on = 0;
 	struct rpcrdma_options o;
-	struct rpcrdma_stats st;
+	struct rpcrdma_stats st = RPCRDMA_STATS_INIT;
 	FILE *f;
 	int c;
 
@@ -556,6 +556,7 @@ int main(int argc, char **argv)
 
 		/* The idle timeout and service threads in force, from -i
 		 * and -j or the configuration. */
+		rpcrdma_options_init(&in_force);
 		if (!svc_rdma_get_options(listener, &in_force)) {
 			idle_ms = in_force.ro_idle_timeout_ms;
 			svc_threads = in_force.ro_svc_threads;

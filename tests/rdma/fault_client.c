@@ -33,7 +33,7 @@ static void echo_ok(CLIENT *cl, unsigned n, const char *when)
 {
 	char in[512];
 	echo_bytes arg = { n, in }, res = { 0, NULL };
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	unsigned i;
 	double t0 = now();
 
@@ -73,7 +73,7 @@ static void print_stats(const char *what, const struct rpcrdma_stats *s)
 static void restarted(CLIENT *cl, const char *flag)
 {
 	struct timeval tmo = { 30, 0 };
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	u_int ms = 1500;
 	double t0, dt;
 	unsigned i;
@@ -125,7 +125,7 @@ static void *cut_one(void *arg)
 static void link_cut(CLIENT *cl, const char *flag, int outlasts)
 {
 	struct cut_call cc[CUT_CALLS];
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	double t0, give_up;
 	unsigned i, ok = 0;
 	FILE *f;

@@ -667,7 +667,7 @@ static void on_term(int sig)
 
 static void print_stats(void)
 {
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
 	if (svc_rdma_get_stats(listener, &s))
 		return;

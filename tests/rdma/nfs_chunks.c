@@ -138,8 +138,8 @@ static void read_at(CLIENT *cl, nfs_fh3 *fh, uint64_t off, uint32_t len,
 			die("out of memory");
 		memset(buf, 0, len);
 		r.READ3res_u.resok.data.data_val = buf;
-		rb.rb_addr = buf;
-		rb.rb_len = len;
+		rb = (struct rpcrdma_result_buf){ .rb_size = sizeof(rb),
+						  .rb_addr = buf, .rb_len = len };
 		if (clnt_rdma_set_result_buf(cl, &rb))
 			die("%s: clnt_rdma_set_result_buf failed", what);
 	}

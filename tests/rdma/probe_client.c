@@ -32,7 +32,8 @@ static CLIENT *connect_to(const char *addr, const char *port,
 /* One echo of n bytes, byte-exact; zc: the result as a Write chunk. */
 static enum clnt_stat echo(CLIENT *cl, char *in, char *out, unsigned n, int zc)
 {
-	struct rpcrdma_result_buf rb = { out, MAXSZ, 0 };
+	struct rpcrdma_result_buf rb = { .rb_size = sizeof(rb), .rb_addr = out,
+					  .rb_len = MAXSZ };
 	echo_bytes arg = { n, in }, res = { 0, NULL };
 	enum clnt_stat st;
 	unsigned i;

@@ -194,9 +194,8 @@ int main(int argc, char **argv)
 		pthread_join(w[i].w_t, NULL);
 	t0 = now() - t0;
 	for (i = 0; i < conns; i++) {
-		struct rpcrdma_stats s;
+		struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
-		memset(&s, 0, sizeof(s));
 		if (!clnt_control(cls[i], RPCRDMA_CLGET_STATS, (char *)&s))
 			die("RPCRDMA_CLGET_STATS");
 		/* A Call refused with ERR_CHUNK for want of a Reply chunk

@@ -38,9 +38,8 @@ static inline double now(void)
 
 static inline struct rpcrdma_stats stats(CLIENT *cl)
 {
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
-	memset(&s, 0, sizeof(s));
 	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
 		die("RPCRDMA_CLGET_STATS refused");
 	return s;

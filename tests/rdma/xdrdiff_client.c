@@ -185,9 +185,8 @@ static int same(struct call *c, void *res, char *why, size_t whylen)
 
 static uint64_t calls_of(CLIENT *cl)
 {
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
-	memset(&s, 0, sizeof(s));
 	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
 		return 0;
 	return s.rs_calls;
@@ -195,9 +194,8 @@ static uint64_t calls_of(CLIENT *cl)
 
 static uint64_t too_large(CLIENT *cl)
 {
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 
-	memset(&s, 0, sizeof(s));
 	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
 		return 0;
 	return s.rs_reply_too_large;

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
 	struct rpcrdma_options o;
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	SVCXPRT *tcp;
 	FILE *f;
 	int c;
@@ -139,7 +139,6 @@ int main(int argc, char **argv)
 		return 1;
 	fclose(f);
 	svc_run();
-	memset(&s, 0, sizeof(s));
 	svc_rdma_get_stats(listener, &s);
 	printf("server: %lu calls served, %llu of them over RDMA\n", served,
 	       (unsigned long long)s.rs_calls);

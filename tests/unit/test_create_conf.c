@@ -134,6 +134,28 @@ START_TEST(bad_field)
 }
 END_TEST
 
+/* Options not made by rpcrdma_options_init() (ro_size 0, below 0.1's):
+ * refused by both creations, not read past. */
+START_TEST(bad_size)
+{
+	struct rpcrdma_options o;
+	char *out;
+
+	write_conf("");
+	memset(&o, 0, sizeof(o));
+	capture();
+	ck_assert_ptr_null(svc_rdma_create(NULL, "20049", &o));
+	out = captured();
+	assert_einval();
+	ck_assert_msg(strstr(out, "ro_size = 0, below"), "stderr: %s", out);
+	capture();
+	ck_assert_ptr_null(clnt_rdma_create("127.0.0.1", "20049", 100003, 3, &o));
+	out = captured();
+	assert_einval();
+	ck_assert_msg(strstr(out, "ro_size = 0, below"), "stderr: %s", out);
+}
+END_TEST
+
 /* A named file that does not exist is an error, not an empty configuration. */
 START_TEST(missing_named_file)
 {
@@ -183,6 +205,7 @@ int main(void)
 	tcase_add_test(tc, client_bad_file);
 	tcase_add_test(tc, server_bad_variable);
 	tcase_add_test(tc, bad_field);
+	tcase_add_test(tc, bad_size);
 	tcase_add_test(tc, missing_named_file);
 	tcase_add_test(tc, warnings_and_log_level);
 	suite_add_tcase(s, tc);

@@ -253,7 +253,7 @@ static void serve_stats(SVCXPRT *xprt)
 {
 	struct bench_wire_stats w;
 	struct bench_counters k;
-	struct rpcrdma_stats s;
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	struct bench_cost cost;
 	char label[BENCH_CTL_LABEL + 1];
 	struct bench_ctl_args a = { 0, label };
@@ -582,7 +582,7 @@ void bench_rpc_counters(struct bench_rpc_client *rc, struct bench_counters *out)
 	if (rc->rc_strategy == BS_TCP)
 		return;
 	for (unsigned i = 0; i < rc->rc_n; i++) {
-		struct rpcrdma_stats s;
+		struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 		struct bench_counters k;
 
 		if (!clnt_control(rc->rc_cl[i], RPCRDMA_CLGET_STATS, (char *)&s))
