@@ -120,7 +120,7 @@ if [ $crc -eq 0 ] && [ $src_rc -eq 0 ] &&
 	grep -q "^client: 21 calls of 0 B to 1 MiB, every reply verified$" $work/$kind.client &&
 	served=$(sed -n 's/^server: served \([0-9]*\) calls$/\1/p' $work/$kind.server) &&
 	again=$(sed -n 's/^client: reconnects [0-9]* retransmits \([0-9]*\) reply_chunk_retries \([0-9]*\)$/\1 + \2/p' $work/$kind.client) &&
-	[ -n "$again" ] && [ "${served:-0}" -eq $((21 + again)) ]; then
+	[ -n "$again" ] && [ "${served:-0}" -eq $((21 + $again)) ]; then
 	# The server runs a Call once more for each time the client sent
 	# it again: a retransmit on a new connection, or a Reply-chunk
 	# retry after ERR_CHUNK (on siw, whose inline grant is smaller, the
