@@ -79,6 +79,9 @@ trace=
 if [ ! -e $work/traced ]; then
 	touch $work/traced
 	trace=$work/$kind.trace
+	# The bed's init mounts no tracefs; bpftrace needs it to detach.
+	[ -e /sys/kernel/tracing/uprobe_events ] ||
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 	rpcrdma-trace >$trace 2>&1 &
 	tpid=$!
 	i=0
