@@ -575,7 +575,7 @@ struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
  */
 #define TOTAL(f) { #f, offsetof(struct rpcrdma_stats, f) }
 static const struct { const char *name; size_t off; } total_fields[] = {
-	TOTAL(rs_calls), TOTAL(rs_replies), TOTAL(rs_bad_replies),
+	TOTAL(rs_calls), TOTAL(rs_calls_refused), TOTAL(rs_replies), TOTAL(rs_bad_replies),
 	TOTAL(rs_timeouts), TOTAL(rs_signaled_sends), TOTAL(rs_inline_sends),
 	TOTAL(rs_pullup_sends), TOTAL(rs_mapped_sends), TOTAL(rs_too_large),
 	TOTAL(rs_read_chunk_calls), TOTAL(rs_long_calls),
