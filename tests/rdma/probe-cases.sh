@@ -77,12 +77,13 @@ usdt_case() {
 	src=$?
 	# The second part, under the same bpftrace: a short rpcrdma_bench run
 	# over every Send strategy, sizes that reach inline, pulled-up and
-	# mapped Sends, Read and Reply chunks; its client writes its pid and
-	# its CLIENTs' counter sums (--totals) for probe-bench-check.py.
+	# mapped Sends, Read and Reply chunks (null: siw's inline limit is
+	# below a 64-byte echo); its client writes its pid and its CLIENTs'
+	# counter sums (--totals) for probe-bench-check.py.
 	rm -f "$work/$name.totals"
 	timeout 200 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" \
 		-b "$cli" ${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
-		-p 20600 -W echo -S 64,8K,128K -x inline,pullup,mapped,auto -q 1,4 \
+		-p 20600 -W null,echo -S 64,8K,128K -x inline,pullup,mapped,auto -q 1,4 \
 		-D 0.2 -w 0.05 --trials 1 -Q -o "$work/$name.table" \
 		--totals "$work/$name.totals" >"$work/$name.bench" 2>&1
 	brc=$?
