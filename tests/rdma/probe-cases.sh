@@ -2,7 +2,10 @@
 # through run-cases.sh: bpftrace counts every rpcrdma probe while
 # probe_client drives echo_server through inline, pulled-up, mapped and
 # chunked calls and one ERR_CHUNK; probe-check.py then requires each probe
-# to have fired as often as its counter moved.  A build without USDT skips;
+# to have fired as often as its counter moved.  Then, under the same
+# bpftrace, a short rpcrdma_bench run (usdt-probes-bench): its client's
+# probes, by pid, against the counter sums it wrote (--totals), checked by
+# probe-bench-check.py.  A build without USDT skips;
 # with RPCRDMA_REQUIRE_RDMA=1 (CI) a missing probe or bpftrace fails.
 usdt_case() {
 	name=usdt-probes; port=$((port + 1))
@@ -72,6 +75,18 @@ usdt_case() {
 	[ $crc -eq 0 ] || kill -TERM $spid 2>/dev/null
 	wait $spid
 	src=$?
+	# The second part, under the same bpftrace: a short rpcrdma_bench run
+	# over every Send strategy, sizes that reach inline, pulled-up and
+	# mapped Sends, Read and Reply chunks (null: siw's inline limit is
+	# below a 64-byte echo); its client writes its pid and its CLIENTs'
+	# counter sums (--totals) for probe-bench-check.py.
+	rm -f "$work/$name.totals"
+	timeout 200 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" \
+		-b "$cli" ${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
+		-p 20600 -W null,echo -S 64,8K,128K -x inline,pullup,mapped,auto -q 1,4 \
+		-D 0.2 -w 0.05 --trials 1 -Q -o "$work/$name.table" \
+		--totals "$work/$name.totals" >"$work/$name.bench" 2>&1
+	brc=$?
 	# SIGINT: bpftrace prints its maps and exits.
 	kill -INT $bpid $upid 2>/dev/null
 	wait $bpid
@@ -93,6 +108,19 @@ usdt_case() {
 		tap "not ok - $kind: $name (client exit $crc, server exit $src)"
 		for f in check client server trace user; do
 			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+	# The bench client's probes (its pid only) against its totals.
+	if [ $brc -eq 0 ] && python3 "$(dirname "$0")/probe-bench-check.py" \
+		"$work/$name.trace" "$work/$name.totals" \
+		>"$work/$name.bench.check" 2>&1; then
+		tap "ok - $kind: $name-bench"
+	else
+		tap "not ok - $kind: $name-bench (rpcrdma_bench exit $brc)"
+		for f in bench.check bench totals table trace; do
+			[ -e "$work/$name.$f" ] &&
+				awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
 		done
 		failed=1
 	fi

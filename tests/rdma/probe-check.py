@@ -14,7 +14,7 @@ for m in re.finditer(r"^@(\w+)\[(.*)\]: (-?\d+)$", bt, re.M):
     role = ("client" if "probe_client" in key[0] else
             "server" if "echo_server" in key[0] else "other")
     d = {"n": n, "s": s, "last": last}[m.group(1)]
-    k = (role,) + key[1:]
+    k = (role,) + key[2:]                   # key[1]: the pid
     d[k] = d.get(k, 0) + int(m.group(3))
 
 

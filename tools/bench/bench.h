@@ -90,6 +90,7 @@ struct bench_opts {
 	int bo_cost;			/* --cost: the per-call cost pass */
 	const char *bo_calibrate;	/* --calibrate FILE: conf.d section */
 	const char *bo_calib_devices;	/* --calibrate-for: section names */
+	const char *bo_totals;		/* --totals FILE: client counter sums */
 };
 
 /* Fills in the defaults; then bench_opts_parse() applies argv over them. */
@@ -378,7 +379,14 @@ struct bench_rpc_client;
 struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 					   enum bench_strategy s,
 					   char *err, size_t errlen);
+/* Destroys the CLIENTs, adding their librpcrdma counters to the totals. */
 void bench_rpc_close(struct bench_rpc_client *rc);
+/*
+ * --totals FILE: "pid N", "clients N" (librpcrdma CLIENTs closed so far)
+ * and "rs_NAME N" lines, the sums of those CLIENTs' counters.  0 or a
+ * negative errno.
+ */
+int bench_rpc_write_totals(const char *path);
 /* Counters summed over the strategy's connections (zero for TCP). */
 void bench_rpc_counters(struct bench_rpc_client *rc, struct bench_counters *out);
 /*

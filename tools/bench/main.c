@@ -502,6 +502,10 @@ static int client(const struct bench_opts *o)
 	disconnect_all(&cx);
 	bench_report_derive(cells, n);
 	rc = bench_write_reports(o, cells, n);
+	if (o->bo_totals && bench_rpc_write_totals(o->bo_totals)) {
+		fprintf(stderr, "rpcrdma_bench: cannot write %s\n", o->bo_totals);
+		rc = -1;
+	}
 	if (o->bo_calibrate && !failed &&
 	    bench_write_calibration(o, cells, n, o->bo_testbed ? o->bo_testbed :
 			      getenv("RPCRDMA_TESTBED")))

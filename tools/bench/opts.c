@@ -294,6 +294,7 @@ void bench_opts_init(struct bench_opts *o)
 enum {
 	OPT_PAIR = 256, OPT_SERVER_EXEC, OPT_CORRUPT, OPT_QUICK, OPT_TESTBED,
 	OPT_JSON, OPT_CSV, OPT_TRIALS, OPT_COST, OPT_CALIBRATE, OPT_CALIB_FOR,
+	OPT_TOTALS,
 };
 
 static const struct option long_opts[] = {
@@ -327,6 +328,7 @@ static const struct option long_opts[] = {
 	{ "cost", no_argument, NULL, OPT_COST },
 	{ "calibrate", required_argument, NULL, OPT_CALIBRATE },
 	{ "calibrate-for", required_argument, NULL, OPT_CALIB_FOR },
+	{ "totals", required_argument, NULL, OPT_TOTALS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -452,6 +454,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		case OPT_COST: o->bo_cost = 1; break;
 		case OPT_CALIBRATE: o->bo_calibrate = optarg; break;
 		case OPT_CALIB_FOR: o->bo_calib_devices = optarg; break;
+		case OPT_TOTALS: o->bo_totals = optarg; break;
 		case 'h':
 			return 1;
 		case ':':
@@ -539,6 +542,8 @@ void bench_usage(FILE *f)
 "  -P, --plot FILE.svg     write latency and throughput plots\n"
 "      --json FILE         also write the cells as JSON there\n"
 "      --csv FILE          also write the cells as CSV there\n"
+"      --totals FILE       write the client's pid and its librpcrdma\n"
+"                          counters, summed over its CLIENTs, there\n"
 "      --testbed NAME      label for the report (default $RPCRDMA_TESTBED)\n"
 "      --corrupt N         server: corrupt the Nth data reply (tests the\n"
 "                          client's verification; the run must fail)\n"

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -567,12 +568,63 @@ struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 	return rc;
 }
 
+/*
+ * --totals: the counters of every librpcrdma CLIENT the run made, summed
+ * as each is destroyed (bench_rpc_close), for comparing with the USDT
+ * probes of this process (tests/rdma/probe-cases.sh).
+ */
+#define TOTAL(f) { #f, offsetof(struct rpcrdma_stats, f) }
+static const struct { const char *name; size_t off; } total_fields[] = {
+	TOTAL(rs_calls), TOTAL(rs_calls_refused), TOTAL(rs_replies), TOTAL(rs_bad_replies),
+	TOTAL(rs_timeouts), TOTAL(rs_signaled_sends), TOTAL(rs_inline_sends),
+	TOTAL(rs_pullup_sends), TOTAL(rs_mapped_sends), TOTAL(rs_too_large),
+	TOTAL(rs_read_chunk_calls), TOTAL(rs_long_calls),
+	TOTAL(rs_reply_chunks), TOTAL(rs_reply_chunk_replies),
+	TOTAL(rs_write_chunks), TOTAL(rs_chunk_regs), TOTAL(rs_chunk_deregs),
+	TOTAL(rs_err_chunk), TOTAL(rs_reply_chunk_retries),
+	TOTAL(rs_reconnects), TOTAL(rs_reconnect_failures),
+	TOTAL(rs_retransmits),
+};
+#define NTOTALS (sizeof(total_fields) / sizeof(total_fields[0]))
+static uint64_t totals[NTOTALS];
+static unsigned totals_clients;
+
+static void add_totals(CLIENT *cl)
+{
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
+
+	if (!clnt_control(cl, RPCRDMA_CLGET_STATS, (char *)&s))
+		return;
+	totals_clients++;
+	for (size_t i = 0; i < NTOTALS; i++)
+		totals[i] += *(const uint64_t *)((const char *)&s +
+						 total_fields[i].off);
+}
+
+int bench_rpc_write_totals(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "pid %ld\nclients %u\n", (long)getpid(), totals_clients);
+	for (size_t i = 0; i < NTOTALS; i++)
+		fprintf(f, "%s %llu\n", total_fields[i].name,
+			(unsigned long long)totals[i]);
+	bad = ferror(f);
+	return fclose(f) || bad ? -EIO : 0;
+}
+
 void bench_rpc_close(struct bench_rpc_client *rc)
 {
 	if (!rc)
 		return;
-	for (unsigned i = 0; i < rc->rc_n; i++)
+	for (unsigned i = 0; i < rc->rc_n; i++) {
+		if (rc->rc_strategy != BS_TCP)
+			add_totals(rc->rc_cl[i]);
 		clnt_destroy(rc->rc_cl[i]);
+	}
 	free(rc);
 }
 
