@@ -89,7 +89,7 @@ PRELOAD_EXPORT struct netconfig *getnetconfigent(const char *netid)
 {
 	static struct netconfig *(*next)(const char *);
 
-	if (preload_rdma_netid(netid)) {
+	if (preload_rdma_netid(netid) && preload_active()) {
 		preload_log(PRELOAD_LOG_DEBUG, "getnetconfigent(%s): answered", netid);
 		return preload_rdma_nconf(netid);
 	}

@@ -20,9 +20,54 @@ extern char **environ;
 
 static __thread int depth;
 
+/*
+ * Whether the libtirpc loaded is the one the preload was built for: its
+ * creation calls of version TIRPC_0.3.0 (RPCRDMA_PRELOAD_TIRPC_VERSION
+ * names another).  If not, one error, and every interposer passes the
+ * call on to whatever definition there is: the program runs as without
+ * the preload.
+ */
+static pthread_once_t tirpc_once = PTHREAD_ONCE_INIT;
+static bool tirpc_ok;
+
+static const char *tirpc_version(void)
+{
+	const char *v = getenv("RPCRDMA_PRELOAD_TIRPC_VERSION");
+
+	return v && *v ? v : PRELOAD_TIRPC;
+}
+
+static void tirpc_check(void)
+{
+	static const char *const probe[] = {
+		"clnt_create", "clnt_tli_create", "svc_create", "svc_reg",
+		"svctcp_create", "getnetconfigent",
+	};
+	const char *v = tirpc_version();
+	size_t i;
+
+	for (i = 0; i < sizeof(probe) / sizeof(probe[0]); i++)
+		if (!dlvsym(RTLD_NEXT, probe[i], v))
+			break;
+	tirpc_ok = i == sizeof(probe) / sizeof(probe[0]);
+	if (!tirpc_ok) {
+		preload_count(PC_MISSING_SYMBOL);
+		preload_log(PRELOAD_LOG_ERROR, "the libtirpc loaded has no %s of "
+			    "version %s, which the preload was built for: it "
+			    "stands aside, every call goes to libtirpc untouched",
+			    probe[i], v);
+	}
+}
+
+bool preload_active(void)
+{
+	pthread_once(&tirpc_once, tirpc_check);
+	return tirpc_ok;
+}
+
 bool preload_enter(void)
 {
-	return depth++ == 0;
+	return depth++ == 0 && preload_active();
 }
 
 void preload_leave(void)
@@ -155,6 +200,10 @@ void *preload_next(const char *name, const char *version)
 {
 	void *fp;
 
+	/* libtirpc's own version, or its default definition when the
+	 * preload stands aside (preload_active). */
+	if (version && !strcmp(version, PRELOAD_TIRPC))
+		version = preload_active() ? tirpc_version() : NULL;
 	fp = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
 	if (!fp) {
 		/* Once per symbol: each interposer resolves into a static

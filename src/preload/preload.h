@@ -35,6 +35,9 @@ void *preload_next(const char *name, const char *version);
  * outermost one; every preload_enter() is paired with preload_leave().
  */
 bool preload_enter(void);
+/* false when the libtirpc loaded is not the one the preload was built
+ * for (logged once): then preload_enter() is always false. */
+bool preload_active(void);
 void preload_leave(void);
 
 /* The library's log level (log_level, RPCRDMA_LOG_LEVEL): 0 off .. 3 debug. */
