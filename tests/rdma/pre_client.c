@@ -13,7 +13,7 @@
 int main(int argc, char **argv)
 {
 	struct timeval to = { 30, 0 };
-	const char *expect = argc > 4 ? argv[4] : NULL;
+	const char *expect = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL;
 	unsigned int i, n, ok = 0;
 	pre_bytes arg, *res;
 	pre_str *netid;
