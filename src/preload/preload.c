@@ -229,7 +229,6 @@ static const char *const counter_names[PC_NCOUNTERS] = {
 	[PC_SVC_REG] = "svc_reg",
 	[PC_SVC_MIRRORED] = "svc_mirrored",
 	[PC_RPCB_UNSET] = "rpcb_unset",
-	[PC_PASSTHROUGH] = "passthrough",
 	[PC_MISSING_SYMBOL] = "missing_symbol",
 };
 

@@ -62,7 +62,6 @@ enum preload_counter {
 	PC_SVC_REG,		/* registrations on an RDMA listener */
 	PC_SVC_MIRRORED,	/* ... of them mirroring a TCP registration */
 	PC_RPCB_UNSET,		/* rdma registrations removed from rpcbind */
-	PC_PASSTHROUGH,		/* interposed calls passed through untouched */
 	PC_MISSING_SYMBOL,	/* calls whose libtirpc definition was missing */
 	PC_NCOUNTERS
 };
