@@ -86,6 +86,9 @@ static unsigned int nprogs, nhosts;
 static rpcprog_t progs[PRELOAD_MAX_FILTER];
 static char *hosts[PRELOAD_MAX_FILTER];
 
+static void init_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 static void parse_preload(const char *v)
 {
 	char *copy, *p, *tok, *save = NULL;
@@ -99,7 +102,7 @@ static void parse_preload(const char *v)
 	if (p)
 		*p++ = '\0';
 	if (strcmp(copy, "tcp")) {
-		preload_log(PRELOAD_LOG_ERROR, "RPCRDMA_PRELOAD=%s: expected "
+		init_log(PRELOAD_LOG_ERROR, "RPCRDMA_PRELOAD=%s: expected "
 			    "tcp[:prog=N,host=ADDR,...] or off; only netids rdma "
 			    "and rdma6 go over RDMA", v);
 		free(copy);
@@ -114,7 +117,7 @@ static void parse_preload(const char *v)
 			unsigned long n = strtoul(tok + 5, &end, 0);
 
 			if (*end || end == tok + 5) {
-				preload_log(PRELOAD_LOG_ERROR, "RPCRDMA_PRELOAD: bad "
+				init_log(PRELOAD_LOG_ERROR, "RPCRDMA_PRELOAD: bad "
 					    "program number in '%s', ignored", tok);
 				continue;
 			}
@@ -123,7 +126,7 @@ static void parse_preload(const char *v)
 			   nhosts < PRELOAD_MAX_FILTER) {
 			hosts[nhosts++] = strdup(tok + 5);
 		} else {
-			preload_log(PRELOAD_LOG_ERROR, "RPCRDMA_PRELOAD: '%s' not "
+			init_log(PRELOAD_LOG_ERROR, "RPCRDMA_PRELOAD: '%s' not "
 				    "understood (prog=N or host=ADDR; at most %d "
 				    "of each), ignored", tok, PRELOAD_MAX_FILTER);
 		}
@@ -150,27 +153,46 @@ static void conf_init(void)
 	parse_preload(getenv("RPCRDMA_PRELOAD"));
 }
 
+/* Read at load, so that a bad RPCRDMA_PRELOAD is reported at once. */
+__attribute__((constructor)) static void preload_init(void)
+{
+	pthread_once(&conf_once, conf_init);
+}
+
 int preload_log_level(void)
 {
 	pthread_once(&conf_once, conf_init);
 	return log_level;
 }
 
-void preload_log(int level, const char *fmt, ...)
+static void vlog(int level, const char *fmt, va_list ap)
 {
 	char line[512];
-	va_list ap;
-	int n;
 
-	if (level > preload_log_level())
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (level > log_level || vsnprintf(line, sizeof(line), fmt, ap) < 0)
 		return;
 	fprintf(stderr, "librpcrdma-preload: %s%s\n",
 		level == PRELOAD_LOG_WARNING ? "warning: " : "", line);
+}
+
+void preload_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	preload_log_level();	/* log_level read */
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+/* conf_init's own, which must not wait for itself (pthread_once). */
+static void init_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
 }
 
 bool preload_tcp_mode(void)

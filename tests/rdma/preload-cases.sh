@@ -9,6 +9,9 @@
 # packet counters.  rpcbind runs in the server's namespace (rpcgen's
 # main() registers with it; libtirpc's TCP clients look the port up).
 pl=$b/.libs/librpcrdma-preload.so
+# A sanitizer build: the runtime has to come before the preload.
+pl_asan=$(ldd "$pl" 2>/dev/null | sed -n 's/^[[:space:]]*libasan[^ ]* => \([^ ]*\) .*/\1/p')
+pl=${pl_asan:+$pl_asan:}$pl
 pl_prog=537169953	# 0x20049021
 pl_srv=$b/tests/rdma/pre_server pl_cli=$b/tests/rdma/pre_client
 
