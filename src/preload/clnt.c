@@ -51,6 +51,38 @@ static void fell_back(const char *call, const char *host, rpcprog_t prog)
 		    (unsigned long)prog, clnt_spcreateerror("RDMA"));
 }
 
+/*
+ * TCP asked: an RDMA CLIENT only if the peer serves prog/vers over RDMA
+ * (a NULL Call answered; an RDMA listener of another program, such as a
+ * kernel NFS server's on the same port, is not enough), else NULL with
+ * the fallback logged and counted.  Bounded by the connect timeout and
+ * the program's creation timeout (or 10 s, libtirpc's for clnt_create_vers).
+ */
+static CLIENT *tcp_try(const char *call, const char *host, rpcprog_t prog,
+		       rpcvers_t vers, const struct timeval *tp)
+{
+	struct timeval to = { 10, 0 };
+	enum clnt_stat st;
+	struct rpc_err err;
+	CLIENT *cl;
+
+	cl = rdma_client(host, NULL, prog, vers, tp);
+	if (cl) {
+		if (tp && (tp->tv_sec > 0 || tp->tv_usec > 0))
+			to = *tp;
+		st = clnt_call(cl, NULLPROC, (xdrproc_t)(void (*)(void))xdr_void,
+			       NULL, (xdrproc_t)(void (*)(void))xdr_void, NULL, to);
+		if (st == RPC_SUCCESS)
+			return cl;
+		clnt_geterr(cl, &err);
+		clnt_destroy(cl);
+		rpc_createerr.cf_stat = st;
+		rpc_createerr.cf_error = err;
+	}
+	fell_back(call, host, prog);
+	return NULL;
+}
+
 /* Netid rdma asked and refused: the library's rpc_createerr stands. */
 static void rdma_failed(const char *call, const char *host)
 {
@@ -74,10 +106,8 @@ static int by_netid(const char *call, const char *host, rpcprog_t prog,
 		return 1;
 	}
 	if (is_tcp(netid) && host && preload_tcp_wanted(prog, host)) {
-		*clp = rdma_client(host, NULL, prog, vers, tp);
-		if (*clp)
-			return 1;
-		fell_back(call, host, prog);
+		*clp = tcp_try(call, host, prog, vers, tp);
+		return *clp != NULL;
 	}
 	return 0;
 }
@@ -303,12 +333,11 @@ PRELOAD_EXPORT CLIENT *clnt_tli_create(const int fd, const struct netconfig *nco
 		}
 		/* A TCP port says nothing of the RDMA one: the default. */
 		if (is_tcp(nconf->nc_netid) && preload_tcp_wanted(prog, host)) {
-			cl = rdma_client(host, NULL, prog, vers, NULL);
+			cl = tcp_try("clnt_tli_create", host, prog, vers, NULL);
 			if (cl) {
 				preload_leave();
 				return cl;
 			}
-			fell_back("clnt_tli_create", host, prog);
 		}
 	}
 	PASS(next, "clnt_tli_create", fd, nconf, svcaddr, prog, vers, sendsz, recvsz);
@@ -329,12 +358,11 @@ PRELOAD_EXPORT CLIENT *clnttcp_create(struct sockaddr_in *raddr, u_long prog,
 	    addr_strings((struct sockaddr *)raddr, sizeof(*raddr), host,
 			 sizeof(host), port, sizeof(port)) &&
 	    preload_tcp_wanted(prog, host)) {
-		cl = rdma_client(host, NULL, prog, vers, NULL);
+		cl = tcp_try("clnttcp_create", host, prog, vers, NULL);
 		if (cl) {
 			preload_leave();
 			return cl;
 		}
-		fell_back("clnttcp_create", host, prog);
 	}
 	PASS(next, "clnttcp_create", raddr, prog, vers, sockp, sendsz, recvsz);
 	preload_leave();

@@ -139,7 +139,8 @@ preload_cases() {
 	[ $r2 = 0 ] || why="client exit $r2"
 	[ "$(pl_stat $c preload.clnt_rdma)" = 1 ] || why="$why; clnt_rdma not 1"
 	[ "$(pl_stat $c preload.clnt_tcp_fallback)" = 0 ] || why="$why; fell back"
-	[ "$(pl_stat $c clnt.rs_replies)" = 21 ] || why="$why; clnt.rs_replies $(pl_stat $c clnt.rs_replies), not 21"
+	# The NULL Call that proves the peer serves the program, then the rest.
+	[ "$(pl_stat $c clnt.rs_replies)" = 22 ] || why="$why; clnt.rs_replies $(pl_stat $c clnt.rs_replies), not 22"
 	pl_tap tcp-over-rdma "$why"
 	why=
 	[ $r3 = 0 ] && [ $r4 = 0 ] || why="client exits $r3 $r4"
@@ -152,7 +153,7 @@ preload_cases() {
 	why=
 	[ $src = 0 ] || why="server exit $src"
 	[ "$(pl_stat $s preload.svc_mirrored)" = 1 ] || why="$why; svc_mirrored not 1"
-	[ "$(pl_stat $s svc.rs_calls)" = 42 ] || why="$why; svc.rs_calls $(pl_stat $s svc.rs_calls), not 42"
+	[ "$(pl_stat $s svc.rs_calls)" = 43 ] || why="$why; svc.rs_calls $(pl_stat $s svc.rs_calls), not 43 (21 + 22)"
 	pl_tap server-mirrors-tcp "$why"
 
 	# Servers that name netid rdma themselves (svc_create, svc_tp_create,
@@ -189,11 +190,23 @@ preload_cases() {
 	port=$((port + 1))
 	if pl_server plain; then
 		pl_client fallback tcp tcp - LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp; r1=$?
+		# An RDMA listener that serves another program (librpcrdma's
+		# echo_server) on the port: the NULL Call is refused, TCP used.
+		port=$((port + 1))
+		ready=$work/pl-other-program.ready
+		rm -f "$ready"
+		timeout 120 $RPCRDMA_SERVER_EXEC "$b/tests/rdma/echo_server" -a $srv \
+			-p $port -r "$ready" >"$work/pl-other-program.server" 2>&1 &
+		epid=$!
+		wait_for "$ready" $epid
+		pl_client other-program tcp tcp - LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp; r3=$?
+		kill -TERM $epid 2>/dev/null
+		wait $epid
 		# A preload for another libtirpc stands aside: plain TCP.
 		pl_client other-libtirpc tcp tcp exit LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp \
 			RPCRDMA_PRELOAD_TIRPC_VERSION=TIRPC_9.9; r2=$?
 	else
-		r1=125 r2=125
+		r1=125 r2=125 r3=125
 		echo "server never registered" >"$work/pl-fallback.client"
 	fi
 	pl_stop
@@ -205,6 +218,13 @@ preload_cases() {
 	grep -q "^librpcrdma-preload: warning: clnt_create: no RDMA to $srv .*falling back to TCP" \
 		"$work/pl-fallback.client" || why="$why; no fallback warning"
 	pl_tap tcp-fallback "$why"
+	c=$work/pl-other-program.clistats
+	why=
+	[ $r3 = 0 ] || why="client exit $r3"
+	[ "$(pl_stat $c preload.clnt_tcp_fallback)" = 1 ] || why="$why; clnt_tcp_fallback not 1"
+	[ "$(pl_stat $c clnt.rs_calls)" = 1 ] || why="$why; clnt.rs_calls not 1 (the NULL Call)"
+	grep -q "falling back to TCP" "$work/pl-other-program.client" || why="$why; no fallback warning"
+	pl_tap rdma-listener-of-another-program "$why"
 	c=$work/pl-other-libtirpc.clistats
 	why=
 	[ $r2 = 0 ] || why="client exit $r2"
