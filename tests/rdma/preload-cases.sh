@@ -32,10 +32,12 @@ pl_stat() {	# FILE KEY: the value of KEY in a stats dump (empty if none)
 	sed -n "s/^$2 \([0-9]*\)$/\1/p" "$1" 2>/dev/null | tail -1
 }
 
-# rxe's packets sent over both devices (empty where the device has none).
+# Packets the bed's two devices sent (rxe; empty where they count none:
+# siw has no hw_counters).
 pl_pkts() {
 	s=
-	for f in /sys/class/infiniband/*/ports/1/hw_counters/sent_pkts; do
+	for f in /sys/class/infiniband/$RPCRDMA_SERVER_DEV/ports/1/hw_counters/sent_pkts \
+		 /sys/class/infiniband/$RPCRDMA_CLIENT_DEV/ports/1/hw_counters/sent_pkts; do
 		[ -r "$f" ] && s=$(( ${s:-0} + $(cat "$f") ))
 	done
 	echo "$s"
@@ -133,7 +135,7 @@ preload_cases() {
 	[ "$(pl_stat $c clnt.rs_replies)" = 21 ] || why="$why; clnt.rs_replies $(pl_stat $c clnt.rs_replies), not 21"
 	[ -n "$p0" ] && [ "$p1" -le "$p0" ] && why="$why; rxe sent_pkts did not move ($p0 -> $p1)"
 	pl_tap netid-rdma "$why" \
-		"21 Replies over RDMA, server netid rdma${p0:+, rxe sent_pkts +$((p1 - p0))}"
+		"21 Replies over RDMA, server netid rdma, ${p0:+device sent_pkts +$((p1 - p0))}${p0:-no device packet counters}"
 	c=$work/pl-tcp-over-rdma.clistats
 	why=
 	[ $r2 = 0 ] || why="client exit $r2"
