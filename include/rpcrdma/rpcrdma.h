@@ -301,6 +301,18 @@ RPCRDMA_EXPORT int svc_rdma_pollfds(SVCXPRT *listener, struct pollfd *fds,
 				    int max);
 RPCRDMA_EXPORT int svc_rdma_serve(SVCXPRT *listener, int timeout_ms);
 
+/*
+ * The netids "rdma" and "rdma6" (RFC 8166), absent from /etc/netconfig:
+ * a struct netconfig to pass to svc_reg(3) (which then registers the
+ * listener with rpcbind) and the like; free it with freenetconfigent(3).
+ * NULL with errno ENOENT for any other netid.  With a NULL port,
+ * clnt_rdma_create() asks rpcbind for the port, svc_rdma_create() uses
+ * the "port" key (default RPCRDMA_DEFAULT_PORT).
+ */
+#define RPCRDMA_DEFAULT_PORT	20049
+struct netconfig;
+RPCRDMA_EXPORT struct netconfig *rpcrdma_getnetconfigent(const char *netid);
+
 #ifdef __cplusplus
 }
 #endif
