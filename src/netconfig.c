@@ -2,11 +2,17 @@
  * The netids RFC 8166 names, "rdma" and "rdma6", as struct netconfig:
  * /etc/netconfig lacks them, so rpcrdma_getnetconfigent() builds one in
  * the layout libtirpc's getnetconfigent() returns, for freenetconfigent().
+ * And taddr2uaddr()/uaddr2taddr() that know them, for svc_reg() -> rpcb_set().
  */
+#include "config.h"
 #include <errno.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rpcrdma/rpcrdma.h>
+#include <rpc/rpc_com.h>
 #include "netid.h"
 
 int rpcrdma_netid_family(const char *netid)
@@ -73,4 +79,62 @@ struct netconfig *rpcrdma_netconfig_build(const char *netid)
 RPCRDMA_EXPORT struct netconfig *rpcrdma_getnetconfigent(const char *netid)
 {
 	return rpcrdma_netconfig_build(netid);
+}
+
+/*
+ * libtirpc translates addresses by a fixed table of netids (udp, tcp,
+ * udp6, tcp6, local), so its rpcb_set(), which svc_reg(3) calls with the
+ * program's netconfig, cannot register an "rdma" transport: taddr2uaddr()
+ * returns NULL and rpcb_set() fails with RPC_N2AXLATEFAILURE.  These two
+ * take the place of libtirpc's (exported at its version, TIRPC_0.3.0, so
+ * that libtirpc's own calls reach them when librpcrdma comes before it in
+ * the program's libraries, as pkg-config --libs puts it): the RDMA netids
+ * by their family, every other netid exactly as libtirpc does.
+ */
+static int netid_af(const struct netconfig *nc)
+{
+	int fam = nc ? rpcrdma_netid_family(nc->nc_netid) : -EINVAL;
+
+	if (fam == RPCRDMA_NETID_INET)
+		return AF_INET;
+	if (fam == RPCRDMA_NETID_INET6)
+		return AF_INET6;
+	return 0;
+}
+
+/* An address of the netid's family only: "rdma" with an IPv6 address is
+ * refused (NULL), as libtirpc refuses "tcp" with one. */
+static bool nb_is(const struct netbuf *nb, int af)
+{
+	const struct sockaddr *sa = nb ? nb->buf : NULL;
+
+	return sa && nb->len >= (af == AF_INET6 ? sizeof(struct sockaddr_in6) :
+				 sizeof(struct sockaddr_in)) &&
+	       sa->sa_family == af;
+}
+
+RPCRDMA_EXPORT char *taddr2uaddr(const struct netconfig *nc,
+				 const struct netbuf *nb)
+{
+	struct __rpc_sockinfo si;
+	int af = netid_af(nc);
+
+	if (af)
+		return nb_is(nb, af) ? __rpc_taddr2uaddr_af(af, nb) : NULL;
+	if (!nc || !__rpc_nconf2sockinfo(nc, &si))
+		return NULL;
+	return __rpc_taddr2uaddr_af(si.si_af, nb);
+}
+
+RPCRDMA_EXPORT struct netbuf *uaddr2taddr(const struct netconfig *nc,
+					  const char *uaddr)
+{
+	struct __rpc_sockinfo si;
+	int af = netid_af(nc);
+
+	if (af)
+		return uaddr ? __rpc_uaddr2taddr_af(af, uaddr) : NULL;
+	if (!nc || !__rpc_nconf2sockinfo(nc, &si))
+		return NULL;
+	return __rpc_uaddr2taddr_af(si.si_af, uaddr);
 }
