@@ -12,7 +12,7 @@
 
 /* Bytes of each struct this library knows: the end of its last field. */
 #define RPCRDMA_OPTIONS_KNOWN \
-	(offsetof(struct rpcrdma_options, ro_drc_size) + sizeof(uint32_t))
+	(offsetof(struct rpcrdma_options, ro_rpcbind_timeout_ms) + sizeof(uint32_t))
 #define RPCRDMA_STATS_KNOWN sizeof(struct rpcrdma_stats)
 
 /* Whether a byte of [known, size) of p is not `unset`. */

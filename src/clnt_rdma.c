@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "abi.h"
 #include "clnt_rdma.h"
+#include "rpcb_lookup.h"
 
 static struct clnt_ops cr_ops;
 
@@ -178,10 +179,11 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 			 rpcvers_t vers, const struct rpcrdma_options *opts)
 {
 	struct clnt_rdma *cr;
+	char portbuf[8];
 	int rc;
 
 	memset(&rpc_createerr, 0, sizeof(rpc_createerr));
-	if (!host || !port) {
+	if (!host) {
 		rpc_createerr.cf_stat = RPC_UNKNOWNADDR;
 		rpc_createerr.cf_error.re_errno = EINVAL;
 		return NULL;
@@ -200,6 +202,12 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
 		rpc_createerr.cf_error.re_errno = EINVAL;
 		return NULL;
+	}
+	if (!port) {
+		/* rpcbind on host, else the port key (rpcb_lookup.c). */
+		rpcrdma_rpcb_port(host, prog, vers, &cr->cr_x.rx_opts, portbuf,
+				  sizeof(portbuf));
+		port = portbuf;
 	}
 	if (cr_setup(cr, host, port))
 		goto out_free_nomem;

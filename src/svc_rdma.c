@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include "abi.h"
+#include "netid.h"
 #include "svc_drc.h"
 #include "svc_int.h"
 
@@ -317,6 +318,15 @@ static const struct xp_ops listener_ops = {
 
 /* ---- the connections' SVCXPRTs, for the files below ----------------- */
 
+/* "rdma6" for a transport on an IPv6 address, else "rdma" (RFC 8166). */
+static char *netid_of(const struct netbuf *laddr)
+{
+	const struct sockaddr *sa = laddr->buf;
+
+	return laddr->len >= sizeof(sa->sa_family) && sa->sa_family == AF_INET6 ?
+	       RPCRDMA_NETID6 : RPCRDMA_NETID;
+}
+
 /*
  * A connection's SVCXPRT: the listener's prototype (our ops), its
  * descriptor, and its addresses as libtirpc's TCP transport sets them: the
@@ -341,6 +351,7 @@ static void conn_init(struct svc_rdma_conn *c)
 		memcpy(&xprt->xp_raddr, &c->cn_raddr.sa_ss, xprt->xp_rtaddr.len);
 		xprt->xp_addrlen = (int)xprt->xp_rtaddr.len;
 	}
+	xprt->xp_netid = xprt->xp_tp = netid_of(&xprt->xp_ltaddr);
 }
 
 static void conn_register(struct svc_rdma_conn *c)
@@ -369,6 +380,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			 const struct rpcrdma_options *opts)
 {
 	struct svc_rdma_listener *l = calloc(1, sizeof(*l));
+	char portbuf[8];
 	int rc;
 
 	if (!l) {
@@ -383,6 +395,10 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 	}
 	rpcrdma_optsrc_resolve(&l->ln_src, NULL, &l->ln_opts);
 	pthread_mutex_init(&l->ln_lock, NULL);
+	if (!port) {	/* the port key, RPCRDMA_DEFAULT_PORT unless set */
+		snprintf(portbuf, sizeof(portbuf), "%u", l->ln_opts.ro_port);
+		port = portbuf;
+	}
 	rc = rpcrdma_listen(&l->ln_ch, &l->ln_id, host, port,
 			    (int)l->ln_opts.ro_max_requests);
 	if (rc) {
@@ -412,8 +428,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 			    rpcrdma_id_local_addr(l->ln_id));
 	l->ln_xprt.xp_ops = &listener_ops;
 	l->ln_xprt.xp_ops2 = &svc_rdma_ops2;
-	l->ln_xprt.xp_netid = "rdma";
-	l->ln_xprt.xp_tp = "rdma";
+	l->ln_xprt.xp_netid = l->ln_xprt.xp_tp = netid_of(&l->ln_xprt.xp_ltaddr);
 	l->ln_xprt.xp_p3 = &l->ln_ext;
 	/* What every connection's SVCXPRT starts as (svc_accept.c). */
 	l->ln_conn_xprt.xp_ops = &conn_ops;

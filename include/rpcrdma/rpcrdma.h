@@ -96,11 +96,13 @@ struct rpcrdma_options {
 	uint32_t ro_max_conn_memory;	/* server: bytes one connection may hold; 0: no limit */
 	uint32_t ro_svc_stall_ms;	/* server: longest one connection may block a serving thread */
 	uint32_t ro_drc_size;		/* server: duplicate request cache entries; 0: off */
+	uint32_t ro_port;		/* the port when the program passes none (client: rpcbind first) */
+	uint32_t ro_rpcbind_timeout_ms;	/* client: bound on asking rpcbind for the port */
 	/* Append new fields here, never anywhere else (rpcrdma(7), ABI). */
 };
 /* The smallest ro_size accepted: the end of release 0.1's last field. */
 #define RPCRDMA_OPTIONS_SIZE_0_1 \
-	(offsetof(struct rpcrdma_options, ro_drc_size) + sizeof(uint32_t))
+	(offsetof(struct rpcrdma_options, ro_rpcbind_timeout_ms) + sizeof(uint32_t))
 
 /* Mark size bytes of opts unset and set ro_size; 0, or -1 with EINVAL. */
 RPCRDMA_EXPORT int rpcrdma_options_init_size(struct rpcrdma_options *opts,
@@ -300,6 +302,18 @@ struct pollfd;
 RPCRDMA_EXPORT int svc_rdma_pollfds(SVCXPRT *listener, struct pollfd *fds,
 				    int max);
 RPCRDMA_EXPORT int svc_rdma_serve(SVCXPRT *listener, int timeout_ms);
+
+/*
+ * The netids "rdma" and "rdma6" (RFC 8166), absent from /etc/netconfig:
+ * a struct netconfig to pass to svc_reg(3) (which then registers the
+ * listener with rpcbind) and the like; free it with freenetconfigent(3).
+ * NULL with errno ENOENT for any other netid.  With a NULL port,
+ * clnt_rdma_create() asks rpcbind for the port, svc_rdma_create() uses
+ * the "port" key (default RPCRDMA_DEFAULT_PORT).
+ */
+#define RPCRDMA_DEFAULT_PORT	20049
+struct netconfig;
+RPCRDMA_EXPORT struct netconfig *rpcrdma_getnetconfigent(const char *netid);
 
 #ifdef __cplusplus
 }
