@@ -1,13 +1,14 @@
 /*
  * The netids "rdma" and "rdma6" (RFC 8166), absent from /etc/netconfig:
- * getnetconfigent() answers them, and the port the preload passes to
- * librpcrdma's creation calls.
+ * getnetconfigent() answers them with librpcrdma's netconfig, and
+ * libtirpc's address translators reach librpcrdma's, which know them.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rpc/rpc.h>
+#include <rpcrdma/rpcrdma.h>
 #include "preload/preload.h"
 
 int preload_rdma_netid(const char *netid)
@@ -21,68 +22,15 @@ int preload_rdma_netid(const char *netid)
 	return 0;
 }
 
-/* librpcrdma's own (issue 21, rpcbind), when the loaded one has it. */
-typedef struct netconfig *(*getnc_fn)(const char *);
-static getnc_fn lib_getnc(void)
-{
-	static getnc_fn fp;
-	static int tried;
-
-	if (!__atomic_load_n(&tried, __ATOMIC_ACQUIRE)) {
-		*(void **)&fp = dlsym(RTLD_DEFAULT, "rpcrdma_getnetconfigent");
-		__atomic_store_n(&tried, 1, __ATOMIC_RELEASE);
-	}
-	return fp;
-}
-
-/* Laid out as libtirpc's: every string in the block nc_netid points at. */
-static struct netconfig *local_nconf(const char *netid)
-{
-	int fam = preload_rdma_netid(netid);
-	const char *pf = fam == 6 ? "inet6" : "inet";
-	size_t ln = strlen(netid) + 1, lp = strlen(pf) + 1;
-	struct netconfig *nc = calloc(1, sizeof(*nc));
-	char *s = malloc(ln + lp + 5 + 2);
-
-	if (!nc || !s) {
-		free(nc);
-		free(s);
-		return NULL;
-	}
-	memcpy(s, netid, ln);
-	memcpy(s + ln, pf, lp);
-	memcpy(s + ln + lp, "rdma", 5);
-	memcpy(s + ln + lp + 5, "-", 2);
-	nc->nc_netid = s;
-	nc->nc_semantics = NC_TPI_COTS_ORD;
-	nc->nc_flag = NC_VISIBLE;
-	nc->nc_protofmly = s + ln;
-	nc->nc_proto = s + ln + lp;
-	nc->nc_device = s + ln + lp + 5;
-	return nc;
-}
-
 struct netconfig *preload_rdma_nconf(const char *netid)
 {
-	getnc_fn fn = lib_getnc();
-
-	if (!preload_rdma_netid(netid))
-		return NULL;
-	return fn ? fn(netid) : local_nconf(netid);
+	return preload_rdma_netid(netid) ? rpcrdma_getnetconfigent(netid) : NULL;
 }
 
-/*
- * NULL lets a librpcrdma that knows rpcbind and the port key choose; an
- * older one needs the port spelled out: RPCRDMA_PORT, else 20049.
- */
+/* NULL: librpcrdma's own choice, the "port" key then (client) rpcbind. */
 const char *preload_port(void)
 {
-	const char *p;
-
-	if (lib_getnc())
-		return NULL;
-	p = getenv("RPCRDMA_PORT");
-	return p && *p ? p : "20049";
+	return NULL;
 }
 
 PRELOAD_EXPORT struct netconfig *getnetconfigent(const char *netid)
@@ -95,4 +43,45 @@ PRELOAD_EXPORT struct netconfig *getnetconfigent(const char *netid)
 	}
 	PRELOAD_NEXT(next, "getnetconfigent", PRELOAD_TIRPC);
 	return next ? next(netid) : NULL;
+}
+
+/*
+ * librpcrdma's taddr2uaddr()/uaddr2taddr() (at libtirpc's version) know
+ * rdma and rdma6, so that rpcb_set() can register an RDMA listener; they
+ * take effect only when librpcrdma precedes libtirpc in the lookup order,
+ * and under the preload libtirpc comes first (the program's own library).
+ * The preload comes before both: it hands the calls to librpcrdma's.
+ */
+static void *translator(const char *name)
+{
+	void *h, *fp = NULL;
+
+	if (preload_active()) {
+		h = dlopen("librpcrdma.so.0", RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			fp = dlvsym(h, name, PRELOAD_TIRPC);
+			dlclose(h);
+		}
+	}
+	return fp ? fp : preload_next(name, PRELOAD_TIRPC);
+}
+
+PRELOAD_EXPORT char *taddr2uaddr(const struct netconfig *nc,
+				 const struct netbuf *nb)
+{
+	static char *(*fp)(const struct netconfig *, const struct netbuf *);
+
+	if (!fp)
+		*(void **)&fp = translator("taddr2uaddr");
+	return fp ? fp(nc, nb) : NULL;
+}
+
+PRELOAD_EXPORT struct netbuf *uaddr2taddr(const struct netconfig *nc,
+					  const char *uaddr)
+{
+	static struct netbuf *(*fp)(const struct netconfig *, const char *);
+
+	if (!fp)
+		*(void **)&fp = translator("uaddr2taddr");
+	return fp ? fp(nc, uaddr) : NULL;
 }

@@ -71,8 +71,8 @@ void preload_count(enum preload_counter c);
 int preload_rdma_netid(const char *netid);
 /* A netconfig for "rdma"/"rdma6" (freenetconfigent frees it), or NULL. */
 struct netconfig *preload_rdma_nconf(const char *netid);
-/* The port argument for clnt_rdma_create/svc_rdma_create (NULL: the
- * library's own choice, rpcbind then the port key). */
+/* The port argument for clnt_rdma_create/svc_rdma_create: NULL, the
+ * library's own choice (the port key; a client asks rpcbind first). */
 const char *preload_port(void);
 
 /* Handles to sum and report at exit (clnt.c and svc.c). */

@@ -112,8 +112,8 @@ static bool_t reg_rdma(SVCXPRT *l, int fam, rpcprog_t prog, rpcvers_t vers,
 	PRELOAD_NEXT(next_svc_reg, "svc_reg", PRELOAD_TIRPC);
 	if (!next_svc_reg)
 		return FALSE;
-	/* Without librpcrdma's rpcbind support there is nothing to tell it. */
-	if (!given && !preload_port())
+	/* librpcrdma's netconfig: svc_reg() registers with rpcbind. */
+	if (!given)
 		given = nc = preload_rdma_nconf(fam_netid(fam));
 	ok = next_svc_reg(l, prog, vers, dispatch, given);
 	if (!ok && given) {
@@ -336,7 +336,7 @@ PRELOAD_EXPORT bool_t pmap_unset(u_long prog, u_long vers)
 
 	PRELOAD_NEXT(next, "pmap_unset", PRELOAD_TIRPC);
 	ok = next ? next(prog, vers) : FALSE;
-	if (outer && preload_tcp_wanted(prog, NULL) && !preload_port() &&
+	if (outer && preload_tcp_wanted(prog, NULL) &&
 	    (nc = preload_rdma_nconf("rdma"))) {
 		PRELOAD_NEXT(next_rpcb_unset, "rpcb_unset", PRELOAD_TIRPC);
 		if (next_rpcb_unset && next_rpcb_unset(prog, vers, nc))

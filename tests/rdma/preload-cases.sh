@@ -7,7 +7,9 @@
 # Proof of the transport: the server answers with the netid of the
 # connection each Call came on, the preload's dumped counters, and rxe's
 # packet counters.  rpcbind runs in the server's namespace (rpcgen's
-# main() registers with it; libtirpc's TCP clients look the port up).
+# main() registers with it; libtirpc's TCP clients look the port up): the
+# preload's servers register under netid rdma, rpcinfo lists them, a
+# client finds the port there, and the entries go when the server exits.
 pl=$b/.libs/librpcrdma-preload.so
 # A sanitizer build: the runtime has to come before the preload.
 pl_asan=$(ldd "$pl" 2>/dev/null | sed -n 's/^[[:space:]]*libasan[^ ]* => \([^ ]*\) .*/\1/p')
@@ -83,6 +85,13 @@ pl_server() {
 	kill -0 $pl_spid 2>/dev/null
 }
 
+# pl_rdma_reg FILE: rpcbind's rdma entry for the program, as the client
+# host sees it (rpcinfo's netid and universal address), into FILE.
+pl_rdma_reg() {
+	timeout 30 $RPCRDMA_CLIENT_EXEC rpcinfo $srv >"$1" 2>&1
+	awk -v p=$pl_prog '$1 == p && $2 == 1 && $3 == "rdma" { print $3, $4 }' "$1"
+}
+
 # pl_stop: the server's exit status; it exits by itself after PRE_EXIT,
 # and is stopped (SIGTERM) when a failed client never sent it.
 pl_stop() {
@@ -121,8 +130,12 @@ preload_cases() {
 	# netid rdma, then for tcp under RPCRDMA_PRELOAD=tcp, then for tcp
 	# with filters that leave them on TCP.  The last one stops it.
 	p0=$(pl_pkts)
+	uaddr=0.0.0.0.$((port / 256)).$((port % 256))
 	if pl_server srv LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp; then
-		pl_client netid-rdma rdma rdma - LD_PRELOAD=$pl; r1=$?
+		reg=$(pl_rdma_reg "$work/pl-rpcbind.rpcinfo")
+		# The client's port key is wrong: only rpcbind knows the port.
+		pl_client netid-rdma rdma rdma - LD_PRELOAD=$pl RPCRDMA_PORT=1 \
+			RPCRDMA_LOG_LEVEL=debug; r1=$?
 		p1=$(pl_pkts)
 		pl_client tcp-over-rdma tcp rdma - LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp; r2=$?
 		pl_client filter-host tcp tcp - LD_PRELOAD=$pl \
@@ -134,6 +147,7 @@ preload_cases() {
 		echo "server never registered" >"$work/pl-netid-rdma.client"
 	fi
 	pl_stop; src=$?
+	gone=$(pl_rdma_reg "$work/pl-rpcbind.after")
 	s=$work/pl-srv.srvstats c=$work/pl-netid-rdma.clistats
 	why=
 	[ $r1 = 0 ] || why="client exit $r1"
@@ -164,13 +178,22 @@ preload_cases() {
 	[ "$(pl_stat $s preload.svc_mirrored)" = 1 ] || why="$why; svc_mirrored not 1"
 	[ "$(pl_stat $s svc.rs_calls)" = 43 ] || why="$why; svc.rs_calls $(pl_stat $s svc.rs_calls), not 43 (21 + 22)"
 	pl_tap server-mirrors-tcp "$why"
+	# rpcbind: the mirror registered under rdma, the client found its port
+	# there, and the entry went with the server's exit.
+	why=
+	[ "$reg" = "rdma $uaddr" ] || why="rpcinfo shows '$reg', not 'rdma $uaddr'"
+	grep -q "port $port of program $pl_prog version 1 from rpcbind on $srv (netid rdma)" \
+		"$work/pl-netid-rdma.client" || why="$why; the client's port not from rpcbind"
+	[ -z "$gone" ] || why="$why; '$gone' still registered after the exit"
+	[ "$(pl_stat $s preload.rpcb_unset)" -ge 1 ] 2>/dev/null || why="$why; rpcb_unset not counted"
+	pl_tap rpcbind-rdma-registration "$why" "rpcinfo: $pl_prog 1 $reg"
 
 	# Servers that name netid rdma themselves (svc_create, svc_tp_create,
 	# svc_tli_create and svc_reg), clients through clnt_create,
 	# clnt_tp_create and clnt_create_vers (from version 3: a NULL Call
 	# refused PROG_MISMATCH, then one of version 1).
 	for how in create:create:22 tp:tp:22 tli:vers:24; do
-		smode=${how%%:*} cmode=${how#*:} calls=${how##*:}
+		smode=${how%%:*} cmode=${how#*:} calls=${how##*:} why=
 		cmode=${cmode%:*} n=netid-rdma-server-$smode
 		port=$((port + 1))
 		ready=$work/pl-$n.ready
@@ -180,14 +203,19 @@ preload_cases() {
 			>"$work/pl-$n.server" 2>&1 &
 		pl_spid=$!
 		wait_for "$ready" $pl_spid
+		reg= gone=
 		if [ -e "$ready" ]; then
+			reg=$(pl_rdma_reg "$work/pl-$n.rpcinfo")
 			pl_client $n rdma rdma exit LD_PRELOAD=$pl PRE_CLIENT_CALL=$cmode; r1=$?
 		else
 			r1=125
 		fi
 		pl_stop; src=$?
-		why=
-		[ $r1 = 0 ] || why="client exit $r1"
+		gone=$(pl_rdma_reg "$work/pl-$n.after")
+		[ "$reg" = "rdma 0.0.0.0.$((port / 256)).$((port % 256))" ] ||
+			why="rpcinfo showed '$reg' while it served"
+		[ -z "$gone" ] || why="$why; '$gone' still registered after the exit"
+		[ $r1 = 0 ] || why="$why; client exit $r1"
 		[ $src = 0 ] || why="$why; server exit $src"
 		v=$(pl_stat "$work/pl-$n.srvstats" svc.rs_calls)
 		[ "$v" = $calls ] || why="$why; svc.rs_calls $v, not $calls"
