@@ -71,6 +71,7 @@ printf 'leak:__rpc_uaddr2taddr_af\n' >"$pl_lsan"
 pl_server() {
 	name=$1; shift
 	$RPCRDMA_SERVER_EXEC rpcinfo -d $pl_prog 1 >/dev/null 2>&1
+	rm -f "$work/pl-$name.srvstats"	# appended to: a run alone keeps the last
 	timeout 120 $RPCRDMA_SERVER_EXEC env RPCRDMA_PORT=$port \
 		LSAN_OPTIONS=suppressions=$pl_lsan \
 		RPCRDMA_PRELOAD_STATS="$work/pl-$name.srvstats" "$@" "$pl_srv" \
@@ -197,7 +198,7 @@ preload_cases() {
 		cmode=${cmode%:*} n=netid-rdma-server-$smode
 		port=$((port + 1))
 		ready=$work/pl-$n.ready
-		rm -f "$ready"
+		rm -f "$ready" "$work/pl-$n.srvstats"
 		timeout 120 $RPCRDMA_SERVER_EXEC env RPCRDMA_PORT=$port LD_PRELOAD=$pl \
 			RPCRDMA_PRELOAD_STATS="$work/pl-$n.srvstats" "$pl_nc" $smode "$ready" \
 			>"$work/pl-$n.server" 2>&1 &
