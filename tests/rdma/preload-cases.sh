@@ -157,7 +157,7 @@ preload_cases() {
 	[ "$(pl_stat $c clnt.rs_replies)" = 21 ] || why="$why; clnt.rs_replies $(pl_stat $c clnt.rs_replies), not 21"
 	[ -n "$p0" ] && [ "$p1" -le "$p0" ] && why="$why; rxe sent_pkts did not move ($p0 -> $p1)"
 	pl_tap netid-rdma "$why" \
-		"21 Replies over RDMA, server netid rdma, ${p0:+device sent_pkts +$((p1 - p0))}${p0:-no device packet counters}"
+		"21 Replies over RDMA, server netid rdma, ${p0:+devices' sent_pkts $p0 -> $p1}${p0:-no device packet counters}"
 	c=$work/pl-tcp-over-rdma.clistats
 	why=
 	[ $r2 = 0 ] || why="client exit $r2"
