@@ -156,8 +156,12 @@ preload_cases() {
 	# 20 echoes and the netid query, all over RDMA.
 	[ "$(pl_stat $c clnt.rs_replies)" = 21 ] || why="$why; clnt.rs_replies $(pl_stat $c clnt.rs_replies), not 21"
 	[ -n "$p0" ] && [ "$p1" -le "$p0" ] && why="$why; rxe sent_pkts did not move ($p0 -> $p1)"
-	pl_tap netid-rdma "$why" \
-		"21 Replies over RDMA, server netid rdma, ${p0:+devices' sent_pkts $p0 -> $p1}${p0:-no device packet counters}"
+	if [ -n "$p0" ]; then
+		pkts="devices' sent_pkts +$((p1 - p0))"
+	else
+		pkts="no device packet counters"
+	fi
+	pl_tap netid-rdma "$why" "21 Replies over RDMA, server netid rdma, $pkts"
 	c=$work/pl-tcp-over-rdma.clistats
 	why=
 	[ $r2 = 0 ] || why="client exit $r2"
