@@ -75,10 +75,12 @@ static int set_arm(void *arg)
 	for (i = 0; i < s->ls_n; i++) {
 		struct rpcrdma_xprt *x = &s->ls_conns[i]->cn_x;
 
-		if (rpcrdma_cq_arm(&x->rx_ep)) {
+		int rc = rpcrdma_cq_arm(&x->rx_ep);
+
+		if (rc) {
 			pthread_mutex_lock(&x->rx_lock);
 			if (!x->rx_dead)
-				x->rx_dead = -EIO;
+				x->rx_dead = rc == -EACCES ? rc : -EIO;
 			pthread_mutex_unlock(&x->rx_lock);
 		}
 	}
@@ -130,7 +132,9 @@ static struct svc_rdma_conn *set_build(struct lead_set *s)
 		}
 	}
 	s->ls_fds[0] = (struct pollfd){ .fd = l->ln_threads.th_wakefd, .events = POLLIN };
-	s->ls_fds[1] = (struct pollfd){ .fd = l->ln_ch->fd, .events = POLLIN };
+	/* poll(2) skips a negative descriptor: a refused CM channel. */
+	s->ls_fds[1] = (struct pollfd){ .fd = l->ln_cm_refused ? -1 : l->ln_ch->fd,
+					.events = POLLIN };
 	s->ls_n = 0;
 	for (c = l->ln_conns; c && s->ls_n + 2 <= s->ls_cap; c = c->cn_next) {
 		/* A dead one still served is left out until it is released. */
