@@ -242,7 +242,11 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 	 */
 	if (rc != -EAGAIN && !l->ln_cm_refused) {
 		l->ln_cm_refused = 1;
-		if (l->ln_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+		/* A refusal was logged once already (rpcrdma_vt_refused). */
+		if (rc == -EACCES)
+			RPCRDMA_DBG("listener: CM events refused: no more "
+				    "connections");
+		else if (l->ln_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
 			fprintf(stderr, "rpcrdma: error: listener: its CM events "
 				"cannot be taken (%s): it accepts no more "
 				"connections\n", strerror(-rc));

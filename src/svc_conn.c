@@ -321,10 +321,9 @@ static int conn_refused(struct svc_rdma_listener *l, struct svc_rdma_conn *c)
 		return 0;
 	c->cn_next = l->ln_parked;
 	l->ln_parked = c;
-	if (c->cn_x.rx_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
-		fprintf(stderr, "rpcrdma: error: connection %p lost: the kernel "
-			"refused its verbs calls (EACCES); its resources stay "
-			"allocated\n", (void *)c);
+	/* The cause was logged once (rpcrdma_vt_refused). */
+	RPCRDMA_DBG("conn %p lost: the kernel refused its verbs calls; its "
+		    "resources stay allocated", (void *)c);
 	return 1;
 }
 
