@@ -1,0 +1,69 @@
+/*
+ * The preload's client: clnt_create(host, PRE_PROG, PRE_VERS, netid) as
+ * any libtirpc program, then N echoes of varied sizes, each verified, and
+ * the server's netid for the connection.  Linked with libtirpc only.
+ *   pre_client HOST NETID N [EXPECTED-SERVER-NETID] [exit]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rpc/rpc.h>
+#include "pre_echo.h"
+
+int main(int argc, char **argv)
+{
+	struct timeval to = { 30, 0 };
+	const char *expect = argc > 4 && strcmp(argv[4], "-") ? argv[4] : NULL;
+	unsigned int i, n, ok = 0;
+	pre_bytes arg, *res;
+	pre_str *netid;
+	CLIENT *cl;
+	char *buf;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: pre_client HOST NETID N [NETID] [exit]\n");
+		return 2;
+	}
+	n = (unsigned int)strtoul(argv[3], NULL, 0);
+	cl = clnt_create(argv[1], PRE_PROG, PRE_VERS, argv[2]);
+	if (!cl) {
+		clnt_pcreateerror(argv[1]);
+		return 3;
+	}
+	clnt_control(cl, CLSET_TIMEOUT, (char *)&to);
+	buf = malloc(4096);
+	for (i = 0; i < n; i++) {
+		unsigned int len = 1 + (i * 97) % 3000, j;
+
+		for (j = 0; j < len; j++)
+			buf[j] = (char)(i + j * 7);
+		arg.pre_bytes_len = len;
+		arg.pre_bytes_val = buf;
+		res = pre_echo_1(&arg, cl);
+		if (!res) {
+			clnt_perror(cl, "PRE_ECHO");
+			break;
+		}
+		if (res->pre_bytes_len == len && !memcmp(res->pre_bytes_val, buf, len))
+			ok++;
+		else
+			fprintf(stderr, "call %u: reply differs (%u bytes)\n", i,
+				res->pre_bytes_len);
+		xdr_free((xdrproc_t)xdr_pre_bytes, (char *)res);
+	}
+	netid = pre_netid_1(NULL, cl);
+	printf("calls %u verified %u server-netid %s\n", n, ok,
+	       netid ? *netid : "(failed)");
+	if (argc > 5 && !strcmp(argv[5], "exit") && !pre_exit_1(NULL, cl))
+		clnt_perror(cl, "PRE_EXIT");
+	if (ok != n || !netid || (expect && strcmp(*netid, expect))) {
+		fprintf(stderr, "pre_client: %u of %u verified, server netid %s "
+			"(expected %s)\n", ok, n, netid ? *netid : "?",
+			expect ? expect : "any");
+		clnt_destroy(cl);
+		return 1;
+	}
+	clnt_destroy(cl);
+	free(buf);
+	return 0;
+}
