@@ -2,7 +2,9 @@
  * The preload's client: clnt_create(host, PRE_PROG, PRE_VERS, netid) as
  * any libtirpc program, then N echoes of varied sizes, each verified, and
  * the server's netid for the connection.  Linked with libtirpc only.
- *   pre_client HOST NETID N [EXPECTED-SERVER-NETID] [exit]
+ *   pre_client HOST NETID N [EXPECTED-SERVER-NETID|-] [exit]
+ * PRE_CLIENT_CALL=tp: clnt_tp_create(getnetconfigent(NETID)) instead;
+ * =vers: clnt_create_vers (versions 1 to 3).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ int main(int argc, char **argv)
 	unsigned int i, n, ok = 0;
 	pre_bytes arg, *res;
 	pre_str *netid;
+	const char *how;
 	CLIENT *cl;
 	char *buf;
 
@@ -25,7 +28,27 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = (unsigned int)strtoul(argv[3], NULL, 0);
-	cl = clnt_create(argv[1], PRE_PROG, PRE_VERS, argv[2]);
+	how = getenv("PRE_CLIENT_CALL");
+	if (how && !strcmp(how, "tp")) {
+		struct netconfig *nc = getnetconfigent(argv[2]);
+
+		if (!nc) {
+			fprintf(stderr, "getnetconfigent(%s): %s\n", argv[2], nc_sperror());
+			return 3;
+		}
+		cl = clnt_tp_create(argv[1], PRE_PROG, PRE_VERS, nc);
+		freenetconfigent(nc);
+	} else if (how && !strcmp(how, "vers")) {
+		rpcvers_t got = 0;
+
+		cl = clnt_create_vers(argv[1], PRE_PROG, &got, 1, 3, argv[2]);
+		if (cl && got != PRE_VERS) {
+			fprintf(stderr, "clnt_create_vers: version %lu\n", (unsigned long)got);
+			return 1;
+		}
+	} else {
+		cl = clnt_create(argv[1], PRE_PROG, PRE_VERS, argv[2]);
+	}
 	if (!cl) {
 		clnt_pcreateerror(argv[1]);
 		return 3;

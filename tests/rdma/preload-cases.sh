@@ -14,6 +14,7 @@ pl_asan=$(ldd "$pl" 2>/dev/null | sed -n 's/^[[:space:]]*libasan[^ ]* => \([^ ]*
 pl=${pl_asan:+$pl_asan:}$pl
 pl_prog=537169953	# 0x20049021
 pl_srv=$b/tests/rdma/pre_server pl_cli=$b/tests/rdma/pre_client
+pl_nc=$b/tests/rdma/pre_server_nc
 
 pl_tap() {	# NAME WHY [COMMENT]: ok when WHY (what went wrong) is empty
 	if [ -z "$2" ]; then
@@ -153,6 +154,34 @@ preload_cases() {
 	[ "$(pl_stat $s preload.svc_mirrored)" = 1 ] || why="$why; svc_mirrored not 1"
 	[ "$(pl_stat $s svc.rs_calls)" = 42 ] || why="$why; svc.rs_calls $(pl_stat $s svc.rs_calls), not 42"
 	pl_tap server-mirrors-tcp "$why"
+
+	# Servers that name netid rdma themselves (svc_create, svc_tp_create,
+	# svc_tli_create and svc_reg), clients through clnt_create,
+	# clnt_tp_create and clnt_create_vers (one NULL Call more).
+	for how in create:create:22 tp:tp:22 tli:vers:23; do
+		smode=${how%%:*} cmode=${how#*:} calls=${how##*:}
+		cmode=${cmode%:*} n=netid-rdma-server-$smode
+		port=$((port + 1))
+		ready=$work/pl-$n.ready
+		rm -f "$ready"
+		timeout 120 $RPCRDMA_SERVER_EXEC env RPCRDMA_PORT=$port LD_PRELOAD=$pl \
+			RPCRDMA_PRELOAD_STATS="$work/pl-$n.srvstats" "$pl_nc" $smode "$ready" \
+			>"$work/pl-$n.server" 2>&1 &
+		pl_spid=$!
+		wait_for "$ready" $pl_spid
+		if [ -e "$ready" ]; then
+			pl_client $n rdma rdma exit LD_PRELOAD=$pl PRE_CLIENT_CALL=$cmode; r1=$?
+		else
+			r1=125
+		fi
+		pl_stop; src=$?
+		why=
+		[ $r1 = 0 ] || why="client exit $r1"
+		[ $src = 0 ] || why="$why; server exit $src"
+		v=$(pl_stat "$work/pl-$n.srvstats" svc.rs_calls)
+		[ "$v" = $calls ] || why="$why; svc.rs_calls $v, not $calls"
+		pl_tap $n "$why" "client: $cmode"
+	done
 
 	# 2. The same client against the server without the preload: RDMA
 	# is refused, the client says so, counts it and goes on over TCP.
