@@ -69,5 +69,23 @@ creds_refused() {
 	fi
 }
 
+# (c) and (d) under librpcrdma-preload: the same server switching with the
+# C library's seteuid/setegid/setgroups (made per thread by the preload's
+# creds.c), every Reply checked; its dispatch asks getsockopt(xp_fd,
+# SO_TYPE) and getpeername(xp_fd) (answered by sockq.c), and the client
+# checks SOCK_STREAM and its own address.
+creds_preload() {
+	pl=$b/.libs/librpcrdma-preload.so
+	if [ ! -r "$pl" ]; then
+		tap "not ok - $kind: creds-preload-seteuid ($pl missing)"
+		failed=1
+		return
+	fi
+	pair creds-preload-seteuid \
+		"env LD_PRELOAD=$pl $b/tests/rdma/creds_server -m glibc -q s -a $srv" \
+		"$b/tests/rdma/creds_client -q -n $1 -a $srv -b $cli"
+}
+
 if want slow; then creds_thread 40; else creds_thread 10; fi
 creds_refused
+if want slow; then creds_preload 40; else creds_preload 10; fi
