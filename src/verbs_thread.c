@@ -75,7 +75,6 @@ int rpcrdma_vt_start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&a, 256 * 1024);
 	rc = -pthread_create(&t, &a, vt_main, NULL);
 	pthread_attr_destroy(&a);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

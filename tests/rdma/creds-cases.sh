@@ -75,14 +75,17 @@ creds_refused() {
 # SO_TYPE) and getpeername(xp_fd) (answered by sockq.c), and the client
 # checks SOCK_STREAM and its own address.
 creds_preload() {
-	pl=$b/.libs/librpcrdma-preload.so
-	if [ ! -r "$pl" ]; then
-		tap "not ok - $kind: creds-preload-seteuid ($pl missing)"
+	cpl=$b/.libs/librpcrdma-preload.so
+	if [ ! -r "$cpl" ]; then
+		tap "not ok - $kind: creds-preload-seteuid ($cpl missing)"
 		failed=1
 		return
 	fi
+	# A sanitizer build: the runtime has to come before the preload.
+	cpl_asan=$(ldd "$cpl" 2>/dev/null | sed -n 's/^[[:space:]]*libasan[^ ]* => \([^ ]*\) .*/\1/p')
+	cpl=${cpl_asan:+$cpl_asan:}$cpl
 	pair creds-preload-seteuid \
-		"env LD_PRELOAD=$pl $b/tests/rdma/creds_server -m glibc -q s -a $srv" \
+		"env LD_PRELOAD=$cpl $b/tests/rdma/creds_server -m glibc -q s -a $srv" \
 		"$b/tests/rdma/creds_client -q -n $1 -a $srv -b $cli"
 }
 
