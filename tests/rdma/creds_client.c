@@ -73,6 +73,8 @@ int main(int argc, char **argv)
 		 * server must log, stop and account; creds-cases.sh checks it. */
 		printf("client: NULL answered; then %s\n", st == RPC_SUCCESS ?
 		       r : clnt_sperrno(st));
+		if (st == RPC_SUCCESS)
+			xdr_free((xdrproc_t)xdr_echo_str, (char *)&r);
 		clnt_destroy(cl);
 		return 0;
 	}
