@@ -15,6 +15,7 @@
 #include "abi.h"
 #include "clnt_rdma.h"
 #include "fdreg.h"
+#include "verbs_thread.h"
 
 static struct clnt_ops cr_ops;
 
@@ -231,6 +232,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 			      rpcrdma_id_local_addr(cr->cr_x.rx_ep.re_id),
 			      rpcrdma_id_peer_addr(cr->cr_x.rx_ep.re_id)))
 		RPCRDMA_DBG("client: descriptor not registered");
+	cr->cr_vt_marked = rpcrdma_vt_marked;
 	if (pthread_create(&cr->cr_thread, NULL, cr_progress, cr)) {
 		rpcrdma_fdreg_del(cr->cr_x.rx_ep.re_comp_ch->fd);
 		rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);

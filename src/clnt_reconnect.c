@@ -15,6 +15,7 @@
 #include "backoff.h"
 #include "clnt_rdma.h"
 #include "probes.h"
+#include "verbs_thread.h"
 
 static uint64_t now_ms(void)
 {
@@ -217,6 +218,9 @@ void *cr_progress(void *arg)
 	};
 	uint64_t n;
 
+	/* Created by a marked thread, it has that thread's credentials of
+	 * the moment: its verbs and CM calls go through the verbs thread too. */
+	rpcrdma_vt_marked = cr->cr_vt_marked;
 	for (;;) {
 		pfd[0].fd = cr->cr_x.rx_ep.re_cm_ch ? cr->cr_x.rx_ep.re_cm_ch->fd : -1;
 		if (poll(pfd, 3, -1) < 0 && errno != EINTR)

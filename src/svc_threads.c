@@ -14,10 +14,12 @@
 #include <sys/eventfd.h>
 #include "poller.h"
 #include "svc_int.h"
+#include "verbs_thread.h"
 
 struct svc_thread_arg {
 	struct svc_rdma_listener *ta_lst;
 	uint32_t ta_slot;
+	int ta_vt_marked;	/* its creator's mark (verbs_thread.h) */
 };
 
 /* What the leader watches: connections alive when it took the role. */
@@ -277,6 +279,9 @@ static void *svc_thread_main(void *arg)
 	struct svc_rdma_conn *c;
 	uint64_t one = 1;
 
+	/* Created by a thread that switches credentials per thread, it has
+	 * that thread's of the moment: its verbs calls are routed too. */
+	rpcrdma_vt_marked = ta->ta_vt_marked;
 	free(ta);
 	svc_rdma_thread_call = &ct;
 	pthread_mutex_lock(&l->ln_lock);
@@ -352,6 +357,7 @@ int svc_threads_start(struct svc_rdma_listener *l)
 		if (ta) {
 			ta->ta_lst = l;
 			ta->ta_slot = i;
+			ta->ta_vt_marked = rpcrdma_vt_marked;
 		}
 		rc = ta ? -pthread_create(&p->th_threads[i], NULL,
 					  svc_thread_main, ta) : -ENOMEM;

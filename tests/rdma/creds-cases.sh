@@ -7,11 +7,12 @@
 # (a) rpcrdma_thread_own_creds() and per-thread switching: every Reply
 # checked (the euid the dispatch ran with), over two connections; and the
 # dispatch's rpcrdma_fd_sockinfo(xp_fd) said SOCK_STREAM and the client's
-# own address.
+# own address.  The client switches its calling thread too (-s), before
+# making either connection.
 creds_thread() {
 	pair creds-thread-switching \
 		"$b/tests/rdma/creds_server -m thread -q l -a $srv" \
-		"$b/tests/rdma/creds_client -q -n $1 -a $srv -b $cli"
+		"$b/tests/rdma/creds_client -s -q -n $1 -a $srv -b $cli"
 }
 
 # (b) The whole process switched (glibc seteuid, every thread), without

@@ -4,7 +4,9 @@
  * the server's dispatch ran with, and, with -q, what the server's socket
  * queries on xp_fd said (SOCK_STREAM, and this client's address).  -f:
  * the server is expected to fail: a NULL Call answered, then one more Call
- * whose outcome is only reported.
+ * whose outcome is only reported.  -s: this client switches its own
+ * thread's credentials too, after rpcrdma_thread_own_creds(), before it
+ * creates either connection.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "test_util.h"
@@ -35,7 +38,8 @@ static CLIENT *connect_to(const char *addr, const char *port, int secs)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *me = NULL;
-	int n = 20, uid = 65534, query = 0, expect_fail = 0, i, conn;
+	int n = 20, uid = 65534, query = 0, expect_fail = 0, own = 0, i, conn;
+	gid_t gid = 65534;
 	struct timeval tv = { 20, 0 };
 	char want[256], arg[64];
 	CLIENT *cl;
@@ -43,7 +47,7 @@ int main(int argc, char **argv)
 
 	tu_name = "creds_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:b:p:n:u:qf")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:u:qfs")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': me = optarg; break;
@@ -52,6 +56,7 @@ int main(int argc, char **argv)
 		case 'u': uid = atoi(optarg); break;
 		case 'q': query = 1; break;
 		case 'f': expect_fail = 1; break;
+		case 's': own = 1; break;
 		default: return 2;
 		}
 	}
@@ -78,6 +83,13 @@ int main(int argc, char **argv)
 		clnt_destroy(cl);
 		return 0;
 	}
+	/* Per thread, as the server: the connections below are made (and
+	 * the progress thread created) with this thread switched. */
+	if (own && (rpcrdma_thread_own_creds() ||
+		    syscall(SYS_setgroups, 1, &gid) ||
+		    syscall(SYS_setresgid, -1, gid, -1) ||
+		    syscall(SYS_setresuid, -1, 65534, -1) || geteuid() != 65534))
+		die("switching this thread's credentials: %s", strerror(errno));
 	for (conn = 0; conn < 2; conn++) {
 		cl = connect_to(addr, port, 20);
 		for (i = 0; i < n / 2; i++) {
@@ -108,6 +120,7 @@ int main(int argc, char **argv)
 			die("SHUTDOWN: %s", clnt_sperror(cl, "call"));
 		clnt_destroy(cl);
 	}
-	printf("client: %d Replies verified over 2 connections\n", n / 2 * 2);
+	printf("client: %d Replies verified over 2 connections%s\n", n / 2 * 2,
+	       own ? ", this thread switched to uid 65534" : "");
 	return 0;
 }
