@@ -90,6 +90,47 @@ creds_preload() {
 		"$b/tests/rdma/creds_client -q -n $1 -a $srv -b $cli"
 }
 
+# (b') The same on the client side: a client whose process switches as a
+# whole after connecting; the server is then killed (its connection goes
+# at once), and the client's progress thread must not spin on the
+# disconnect (measured: it reconnects with backoff, on a CM channel it
+# opens anew): under 1 s of CPU time in 3 s (spinning burns them all).
+creds_client_refused() {
+	name=creds-client-process-switch; port=$((port + 1))
+	ready=$work/$name.ready sw=$work/$name.switched
+	rm -f "$ready" "$sw"
+	timeout 120 $RPCRDMA_SERVER_EXEC $b/tests/rdma/creds_server -m thread \
+		-a $srv -p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$ready" $spid
+	why=
+	if [ ! -e "$ready" ]; then
+		why="server never became ready"
+		kill -TERM $spid 2>/dev/null
+	else
+		read pid <"$ready"
+		timeout 60 $RPCRDMA_CLIENT_EXEC $b/tests/rdma/creds_client \
+			-g "$sw" -a $srv -b $cli -p $port >"$work/$name.client" 2>&1 &
+		cpid=$!
+		wait_for "$sw" $cpid
+		kill -KILL "$pid" 2>/dev/null
+		wait $cpid || why="client exit $? (spinning, or failed)"
+		[ -e "$sw" ] || why="${why:+$why; }the client never switched"
+	fi
+	wait $spid
+	grep -q "^client: idle cpu" "$work/$name.client" || why="${why:-no idle CPU measure}"
+	if [ -z "$why" ]; then
+		tap "ok - $kind: $name # $(sed -n 's/^client: idle cpu //p' "$work/$name.client")"
+	else
+		tap "not ok - $kind: $name ($why)"
+		for s in server client; do
+			awk -v f="$s" '{ print "# " f ": " $0 }' "$work/$name.$s"
+		done
+		failed=1
+	fi
+}
+
 if want slow; then creds_thread 40; else creds_thread 10; fi
 creds_refused
+creds_client_refused
 if want slow; then creds_preload 40; else creds_preload 10; fi

@@ -6,9 +6,13 @@
  * the server is expected to fail: a NULL Call answered, then one more Call
  * whose outcome is only reported.  -s: this client switches its own
  * thread's credentials too, after rpcrdma_thread_own_creds(), before it
- * creates either connection.
+ * creates either connection.  -g FILE: this client switches the whole
+ * process (seteuid) after a NULL Call, writes FILE, and measures its own
+ * CPU time while the server goes away (the disconnect comes on a CM
+ * channel the kernel now refuses).
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,23 @@
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "test_util.h"
+
+/* utime + stime of the process, in clock ticks. */
+static long cpu_ticks(void)
+{
+	unsigned long ut = 0, st = 0;
+	char buf[1024], *p;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		die("/proc/self/stat");
+	fclose(f);
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		die("/proc/self/stat fields");
+	return (long)(ut + st);
+}
 
 static CLIENT *connect_to(const char *addr, const char *port, int secs)
 {
@@ -37,7 +58,7 @@ static CLIENT *connect_to(const char *addr, const char *port, int secs)
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL, *port = NULL, *me = NULL;
+	const char *addr = NULL, *port = NULL, *me = NULL, *gfile = NULL;
 	int n = 20, uid = 65534, query = 0, expect_fail = 0, own = 0, i, conn;
 	gid_t gid = 65534;
 	struct timeval tv = { 20, 0 };
@@ -47,7 +68,7 @@ int main(int argc, char **argv)
 
 	tu_name = "creds_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:b:p:n:u:qfs")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:u:qfsg:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': me = optarg; break;
@@ -57,11 +78,40 @@ int main(int argc, char **argv)
 		case 'q': query = 1; break;
 		case 'f': expect_fail = 1; break;
 		case 's': own = 1; break;
+		case 'g': gfile = optarg; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port || !me)
 		die("usage: creds_client -a SRV -b CLI -p PORT [-n CALLS] [-u UID] [-q] [-f]");
+	if (gfile) {
+		long t0, t1;
+		FILE *f;
+
+		cl = connect_to(addr, port, 3);
+		if (clnt_call(cl, ECHO_NULL, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+			      (xdrproc_t)(void (*)(void))xdr_void, NULL, tv) != RPC_SUCCESS)
+			die("NULL: %s", clnt_sperror(cl, "call"));
+		/* Opened while root: the work directory is root's. */
+		f = fopen(gfile, "w");
+		if (!f)
+			die("%s: %s", gfile, strerror(errno));
+		if (setgroups(1, &gid) || setegid(gid) || seteuid(65534))
+			die("switching the process: %s", strerror(errno));
+		/* No call now: a failed one would have the progress thread
+		 * reconnect, on a CM channel opened with the new credentials;
+		 * the one the server's disconnect must reach is the first. */
+		if (fclose(f))
+			die("%s: %s", gfile, strerror(errno));
+		/* The server goes now: its disconnect reaches a refused channel. */
+		t0 = cpu_ticks();
+		sleep(3);
+		t1 = cpu_ticks();
+		printf("client: idle cpu %ld ticks of %ld per second over 3 s\n",
+		       t1 - t0, sysconf(_SC_CLK_TCK));
+		fflush(stdout);
+		_exit(t1 - t0 >= sysconf(_SC_CLK_TCK) ? 1 : 0);
+	}
 	if (expect_fail) {
 		echo_str s = "first", r = NULL;
 		enum clnt_stat st;
