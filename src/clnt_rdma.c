@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include "abi.h"
 #include "clnt_rdma.h"
+#include "fdreg.h"
+#include "verbs_thread.h"
 #include "rpcb_lookup.h"
 
 static struct clnt_ops cr_ops;
@@ -171,6 +173,7 @@ static void clnt_rdma_destroy(CLIENT *cl)
 			abort();	/* an eventfd write cannot fail here */
 		pthread_join(cr->cr_thread, NULL);
 	}
+	rpcrdma_fdreg_del(cr->cr_x.rx_ep.re_comp_ch->fd);
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
 	cr_destroy(cr);
 }
@@ -231,7 +234,15 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		cr_destroy(cr);
 		return NULL;
 	}
+	/* CLGET_FD's descriptor, for rpcrdma_fd_sockinfo(3): the channel
+	 * outlives reconnections (the addresses are the first connection's). */
+	if (rpcrdma_fdreg_add(cr->cr_x.rx_ep.re_comp_ch->fd, RPCRDMA_SI_CLIENT,
+			      rpcrdma_id_local_addr(cr->cr_x.rx_ep.re_id),
+			      rpcrdma_id_peer_addr(cr->cr_x.rx_ep.re_id)))
+		RPCRDMA_DBG("client: descriptor not registered");
+	cr->cr_vt_marked = rpcrdma_vt_marked;
 	if (pthread_create(&cr->cr_thread, NULL, cr_progress, cr)) {
+		rpcrdma_fdreg_del(cr->cr_x.rx_ep.re_comp_ch->fd);
 		rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
 		goto out_free_nomem;
 	}

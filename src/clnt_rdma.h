@@ -99,6 +99,9 @@ struct clnt_rdma {
 	pthread_t cr_thread;
 	int cr_stopfd;			/* eventfd: stop the progress thread */
 	int cr_thread_started;
+	int cr_vt_marked;		/* its creator switches credentials per
+					 * thread: so does the progress thread
+					 * (verbs_thread.h) */
 	/* Reconnection (clnt_state.c, clnt_reconnect.c). */
 	char *cr_host, *cr_port;	/* what the connection was made to */
 	int cr_kickfd;			/* eventfd: the connection was lost */

@@ -15,6 +15,7 @@
 #include "backoff.h"
 #include "clnt_rdma.h"
 #include "probes.h"
+#include "verbs_thread.h"
 
 static uint64_t now_ms(void)
 {
@@ -173,23 +174,30 @@ static int cr_reconnect(struct clnt_rdma *cr)
  * once the CQ has been drained: here, if nobody polls; else the poller
  * does it (cr_po_reap), woken by the flushes of our QP, now in error.
  */
-static void handle_cm(struct clnt_rdma *cr)
+static int handle_cm(struct clnt_rdma *cr)
 {
 	struct rdma_cm_event *ev;
 	bool gone = false;
+	int rc;
 
-	while (!rpcrdma_cm_next(cr->cr_x.rx_ep.re_cm_ch, &ev)) {
+	while (!(rc = rpcrdma_cm_next(cr->cr_x.rx_ep.re_cm_ch, &ev))) {
 		rpcrdma_cm_ack(ev);
 		gone = true;
 	}
+	/* Not "none pending": the channel fails for good (the kernel refuses
+	 * a process that changed credentials, rpcrdma_thread_own_creds(3)),
+	 * and the connection cannot be managed any more: as a loss. */
+	rc = rc == -EAGAIN ? 0 : rc;
+	if (rc)
+		gone = true;
 	if (!gone)
-		return;
+		return 0;
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	if (cr->cr_polling) {
 		__atomic_store_n(&cr->cr_gone, 1, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		return;
+		return rc;
 	}
 	cr->cr_polling = 1;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
@@ -199,6 +207,7 @@ static void handle_cm(struct clnt_rdma *cr)
 	cr_fail_all(cr, -ECONNRESET);
 	cr_hand_over(cr);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return rc;
 }
 
 /*
@@ -215,16 +224,23 @@ void *cr_progress(void *arg)
 		{ .fd = cr->cr_stopfd, .events = POLLIN },
 		{ .fd = cr->cr_kickfd, .events = POLLIN },
 	};
+	struct rdma_event_channel *refused = NULL;
 	uint64_t n;
 
+	/* Created by a marked thread, it has that thread's credentials of
+	 * the moment: its verbs and CM calls go through the verbs thread too. */
+	rpcrdma_vt_marked = cr->cr_vt_marked;
 	for (;;) {
-		pfd[0].fd = cr->cr_x.rx_ep.re_cm_ch ? cr->cr_x.rx_ep.re_cm_ch->fd : -1;
+		/* A refused channel (handle_cm) leaves the set: no spinning. */
+		pfd[0].fd = cr->cr_x.rx_ep.re_cm_ch &&
+			    cr->cr_x.rx_ep.re_cm_ch != refused ?
+			    cr->cr_x.rx_ep.re_cm_ch->fd : -1;
 		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
 			break;
-		if (pfd[0].revents)
-			handle_cm(cr);
+		if (pfd[0].revents && handle_cm(cr))
+			refused = cr->cr_x.rx_ep.re_cm_ch;
 		if (pfd[2].revents) {
 			if (read(cr->cr_kickfd, &n, sizeof(n)) != sizeof(n))
 				continue;

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -186,8 +187,9 @@ out_reject:
 void svc_rdma_lst_events(struct svc_rdma_listener *l)
 {
 	struct rdma_cm_event *ev;
+	int rc;
 
-	while (!rpcrdma_cm_next(l->ln_ch, &ev)) {
+	while (!(rc = rpcrdma_cm_next(l->ln_ch, &ev))) {
 		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
 		struct rdma_cm_id *refused = NULL;
 
@@ -231,5 +233,22 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 		 */
 		if (gone && !l->ln_threads.th_nthreads)
 			svc_rdma_conn_destroy(gone);
+	}
+	/*
+	 * Not "none pending": the channel stays readable and taking its
+	 * events keeps failing (the kernel refuses a process that changed
+	 * credentials, rpcrdma_thread_own_creds(3)).  It leaves every poll
+	 * set, or the loop would spin on it.
+	 */
+	if (rc != -EAGAIN && !l->ln_cm_refused) {
+		l->ln_cm_refused = 1;
+		/* A refusal was logged once already (rpcrdma_vt_refused). */
+		if (rc == -EACCES)
+			RPCRDMA_DBG("listener: CM events refused: no more "
+				    "connections");
+		else if (l->ln_opts.ro_log_level >= RPCRDMA_LOG_ERROR)
+			fprintf(stderr, "rpcrdma: error: listener: its CM events "
+				"cannot be taken (%s): it accepts no more "
+				"connections\n", strerror(-rc));
 	}
 }

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "completion.h"
@@ -183,6 +184,11 @@ int svc_rdma_conn_spin(struct svc_rdma_conn *c, uint32_t spin_us)
 		return 1;
 	rc = rpcrdma_poll_wait(&conn_spin_ops, c, spin_us, 0, &ps);
 	conn_add_poll_stats(c, &ps);
+	/* Not armed (-EACCES: the kernel refused): no sleep would end. */
+	if (rc < 0 && rc != -EAGAIN) {
+		conn_fail(&c->cn_x, rc);
+		return 1;
+	}
 	return rc == 0;
 }
 
@@ -196,6 +202,7 @@ void svc_rdma_conn_reap_wait(void *arg)
 {
 	struct svc_rdma_conn *c = arg;
 	struct rpcrdma_ep *ep = &c->cn_x.rx_ep;
+	int rc;
 
 	/* Threaded: the channel is the leader's; reap, or let time pass. */
 	if (c->cn_threaded) {
@@ -203,7 +210,14 @@ void svc_rdma_conn_reap_wait(void *arg)
 			usleep(500);
 		return;
 	}
-	if (conn_reap(c) || rpcrdma_cq_arm(ep) || conn_reap(c))
+	if (conn_reap(c))
+		return;
+	rc = rpcrdma_cq_arm(ep);
+	if (rc) {
+		conn_fail(&c->cn_x, rc);
+		return;
+	}
+	if (conn_reap(c))
 		return;
 	if (rpcrdma_cq_sleep(ep, 10) > 0) {
 		pthread_mutex_lock(&c->cn_x.rx_lock);
@@ -217,9 +231,13 @@ static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 {
 	struct rpcrdma_xprt *x = &c->cn_x;
 
+	int rc;
+
 	pthread_mutex_lock(&x->rx_lock);
-	if (rpcrdma_xprt_repost(x, rep) && !x->rx_dead)
-		x->rx_dead = -ECONNRESET;
+	rc = rpcrdma_xprt_repost(x, rep);
+	/* -EACCES kept: the connection cannot be torn down (conn_refused). */
+	if (rc && !x->rx_dead)
+		x->rx_dead = rc == -EACCES ? rc : -ECONNRESET;
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
@@ -278,6 +296,37 @@ static void conn_unlink(struct svc_rdma_conn **pp, struct svc_rdma_conn *c)
 		}
 }
 
+/*
+ * Under ln_lock: the kernel refused c's verbs or CM calls (the process
+ * changed credentials, rpcrdma_thread_own_creds(3)).  Its QP and cm_id
+ * cannot be destroyed, and the QP may still write into its receive
+ * buffers: it is counted as lost, never as freed, and parked with its
+ * memory for the life of the process.  1 if so.
+ */
+static int conn_refused(struct svc_rdma_listener *l, struct svc_rdma_conn *c)
+{
+	int refused;
+
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	refused = c->cn_x.rx_dead == -EACCES;
+	if (refused) {
+		if (!c->cn_lost) {
+			c->cn_lost = 1;
+			c->cn_x.rx_stats.rs_conns_lost++;
+		}
+		svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
+	}
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	if (!refused)
+		return 0;
+	c->cn_next = l->ln_parked;
+	l->ln_parked = c;
+	/* The cause was logged once (rpcrdma_vt_refused). */
+	RPCRDMA_DBG("conn %p lost: the kernel refused its verbs calls; its "
+		    "resources stay allocated", (void *)c);
+	return 1;
+}
+
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 {
 	struct svc_rdma_listener *l = c->cn_lst;
@@ -291,6 +340,10 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	 */
 	pthread_mutex_lock(&l->ln_lock);
 	conn_unlink(&l->ln_conns, c);
+	if (conn_refused(l, c)) {
+		pthread_mutex_unlock(&l->ln_lock);
+		return;
+	}
 	c->cn_next = l->ln_closing;
 	l->ln_closing = c;
 	pthread_mutex_unlock(&l->ln_lock);

@@ -114,6 +114,8 @@ struct svc_rdma_listener {
 	struct svc_rdma_conn *ln_conns;
 	struct svc_rdma_conn *ln_closing; /* unlinked, being destroyed: their
 					   * counters not yet in ln_closed */
+	struct svc_rdma_conn *ln_parked;	/* refused by the kernel: their QPs and
+					 * ids live on, so their memory is kept */
 	struct rpcrdma_stats ln_closed;	/* counters of connections gone, and
 					 * the leader's poll counters */
 	struct svc_rdma_threads ln_threads;
@@ -130,6 +132,8 @@ struct svc_rdma_listener {
 	struct svc_rdma_drc *ln_drc;	/* drc_size: the duplicate request cache */
 	const struct svc_rdma_tirpc_ops *ln_tirpc;
 	int ln_runfd;			/* threaded: svc_run()'s private eventfd */
+	int ln_cm_refused;		/* its CM channel failed for good (the kernel
+					 * refused the process): out of every poll set */
 	int ln_kickfd;			/* svc_run mode: the kick eventfd, or -1 */
 };
 

@@ -21,6 +21,7 @@
 #include "netid.h"
 #include "svc_drc.h"
 #include "svc_int.h"
+#include "fdreg.h"
 
 static const struct xp_ops conn_ops, listener_ops, idle_ops, kick_ops;
 static const struct xp_ops2 svc_rdma_ops2;
@@ -257,8 +258,12 @@ static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	(void)msg;
 	/* Threaded: the leader takes CM events; svc_run only woke to see
 	 * svc_exit() (svc_threads_kick). */
-	if (!l->ln_threads.th_nthreads)
+	if (!l->ln_threads.th_nthreads) {
 		svc_rdma_lst_events(l);
+		/* Out of svc_run()'s set: its channel would wake it forever. */
+		if (l->ln_cm_refused)
+			xprt_unregister(xprt);
+	}
 	return FALSE;	/* a listener never carries a Call itself */
 }
 
@@ -291,6 +296,7 @@ static void lst_destroy(SVCXPRT *xprt)
 	if (l->ln_threads.th_nthreads)
 		svc_threads_stop(l);
 	xprt_unregister(xprt);
+	rpcrdma_fdreg_del(xprt->xp_fd);
 	hidden_stop(&l->ln_idle_xprt);
 	hidden_stop(&l->ln_kick_xprt);
 	while (l->ln_conns)
@@ -354,14 +360,21 @@ static void conn_init(struct svc_rdma_conn *c)
 	xprt->xp_netid = xprt->xp_tp = netid_of(&xprt->xp_ltaddr);
 }
 
+/* Registered for rpcrdma_fd_sockinfo(3) while libtirpc has it. */
 static void conn_register(struct svc_rdma_conn *c)
 {
+	if (rpcrdma_fdreg_add(c->cn_fd, RPCRDMA_SI_CONNECTION,
+			      (struct sockaddr *)&c->cn_laddr.sa_ss,
+			      (struct sockaddr *)&c->cn_raddr.sa_ss))
+		RPCRDMA_DBG("conn %p: descriptor %d not registered", (void *)c,
+			    c->cn_fd);
 	xprt_register(&c->cn_xprt);
 }
 
 static void conn_unregister(struct svc_rdma_conn *c)
 {
 	xprt_unregister(&c->cn_xprt);
+	rpcrdma_fdreg_del(c->cn_fd);
 }
 
 static void getreq(int fd)
@@ -461,6 +474,9 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		svc_rdma_drc_stop(l);
 		goto out_listen;
 	}
+	if (rpcrdma_fdreg_add(l->ln_xprt.xp_fd, RPCRDMA_SI_LISTENER,
+			      (struct sockaddr *)&l->ln_laddr.sa_ss, NULL))
+		RPCRDMA_DBG("listener: descriptor not registered");
 	xprt_register(&l->ln_xprt);
 	return &l->ln_xprt;
 
@@ -585,8 +601,11 @@ int svc_rdma_pollfds(SVCXPRT *xprt, struct pollfd *fds, int max)
 	if (!l || max < 0 || (max && !fds))
 		return -1;
 	pthread_mutex_lock(&l->ln_lock);
+	/* A refused CM channel (svc_rdma_lst_events) is left out: -1. */
 	if (n < max)
-		fds[n] = (struct pollfd){ .fd = xprt->xp_fd, .events = POLLIN };
+		fds[n] = (struct pollfd){ .fd = l->ln_cm_refused &&
+					  !l->ln_threads.th_nthreads ? -1 : xprt->xp_fd,
+					  .events = POLLIN };
 	n++;
 	/* idle_timeout_ms: the timer that closes idle connections. */
 	if (l->ln_idle_xprt.xp_fd >= 0) {

@@ -14,10 +14,12 @@
 #include <sys/eventfd.h>
 #include "poller.h"
 #include "svc_int.h"
+#include "verbs_thread.h"
 
 struct svc_thread_arg {
 	struct svc_rdma_listener *ta_lst;
 	uint32_t ta_slot;
+	int ta_vt_marked;	/* its creator's mark (verbs_thread.h) */
 };
 
 /* What the leader watches: connections alive when it took the role. */
@@ -75,10 +77,12 @@ static int set_arm(void *arg)
 	for (i = 0; i < s->ls_n; i++) {
 		struct rpcrdma_xprt *x = &s->ls_conns[i]->cn_x;
 
-		if (rpcrdma_cq_arm(&x->rx_ep)) {
+		int rc = rpcrdma_cq_arm(&x->rx_ep);
+
+		if (rc) {
 			pthread_mutex_lock(&x->rx_lock);
 			if (!x->rx_dead)
-				x->rx_dead = -EIO;
+				x->rx_dead = rc == -EACCES ? rc : -EIO;
 			pthread_mutex_unlock(&x->rx_lock);
 		}
 	}
@@ -130,7 +134,9 @@ static struct svc_rdma_conn *set_build(struct lead_set *s)
 		}
 	}
 	s->ls_fds[0] = (struct pollfd){ .fd = l->ln_threads.th_wakefd, .events = POLLIN };
-	s->ls_fds[1] = (struct pollfd){ .fd = l->ln_ch->fd, .events = POLLIN };
+	/* poll(2) skips a negative descriptor: a refused CM channel. */
+	s->ls_fds[1] = (struct pollfd){ .fd = l->ln_cm_refused ? -1 : l->ln_ch->fd,
+					.events = POLLIN };
 	s->ls_n = 0;
 	for (c = l->ln_conns; c && s->ls_n + 2 <= s->ls_cap; c = c->cn_next) {
 		/* A dead one still served is left out until it is released. */
@@ -273,6 +279,9 @@ static void *svc_thread_main(void *arg)
 	struct svc_rdma_conn *c;
 	uint64_t one = 1;
 
+	/* Created by a thread that switches credentials per thread, it has
+	 * that thread's of the moment: its verbs calls are routed too. */
+	rpcrdma_vt_marked = ta->ta_vt_marked;
 	free(ta);
 	svc_rdma_thread_call = &ct;
 	pthread_mutex_lock(&l->ln_lock);
@@ -348,6 +357,7 @@ int svc_threads_start(struct svc_rdma_listener *l)
 		if (ta) {
 			ta->ta_lst = l;
 			ta->ta_slot = i;
+			ta->ta_vt_marked = rpcrdma_vt_marked;
 		}
 		rc = ta ? -pthread_create(&p->th_threads[i], NULL,
 					  svc_thread_main, ta) : -ENOMEM;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "verbs.h"
+#include "verbs_thread.h"
 
 static int set_nonblock(int fd)
 {
@@ -112,7 +113,7 @@ static long now_ms(void)
  * A resolution can stall while the neighbour entry is refreshed (seen on
  * rxe), so it is retried with short attempts until the timeout.
  */
-int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
+static int rpcrdma_ep_resolve_here(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms)
 {
 	struct rdma_addrinfo hints, *res, *src = NULL;
@@ -238,7 +239,7 @@ const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
 	return ibv_get_device_name(ep->re_id->verbs->device);
 }
 
-int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
+static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	const char *what;
 	uint32_t i;
@@ -329,7 +330,7 @@ static void fill_conn_param(struct rdma_conn_param *p, const void *pdata,
 	p->rnr_retry_count = 7;
 }
 
-int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
+static int rpcrdma_ep_connect_here(struct rpcrdma_ep *ep, const void *pdata,
 		       uint8_t pdata_len, int timeout_ms,
 		       uint8_t *peer_pdata, uint8_t *peer_len)
 {
@@ -348,25 +349,24 @@ int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 			     timeout_ms, peer_pdata, peer_len);
 }
 
-int rpcrdma_ep_accept(struct rpcrdma_ep *ep, const void *pdata,
+static int rpcrdma_ep_accept_here(struct rpcrdma_ep *ep, const void *pdata,
 		      uint8_t pdata_len)
 {
 	struct rdma_conn_param p;
 
 	/* The depths the caller settled on from the peer's request. */
 	fill_conn_param(&p, pdata, pdata_len, ep->re_rd_depth, ep->re_rd_resp);
-	if (rdma_accept(ep->re_id, &p))
-		return -errno;
-	return 0;
+	errno = 0;
+	return rpcrdma_vt_rc(rdma_accept(ep->re_id, &p));
 }
 
-void rpcrdma_ep_disconnect(struct rpcrdma_ep *ep)
+static void rpcrdma_ep_disconnect_here(struct rpcrdma_ep *ep)
 {
 	if (ep->re_id)
 		rdma_disconnect(ep->re_id);
 }
 
-void rpcrdma_ep_drop_conn(struct rpcrdma_ep *ep)
+static void rpcrdma_ep_drop_conn_here(struct rpcrdma_ep *ep)
 {
 	struct ibv_wc wc[16];
 
@@ -388,7 +388,7 @@ void rpcrdma_ep_drop_conn(struct rpcrdma_ep *ep)
 		rpcrdma_cq_drain_events(ep);
 }
 
-int rpcrdma_ep_renew_qp(struct rpcrdma_ep *ep)
+static int rpcrdma_ep_renew_qp_here(struct rpcrdma_ep *ep)
 {
 	int rc;
 
@@ -401,7 +401,7 @@ int rpcrdma_ep_renew_qp(struct rpcrdma_ep *ep)
 }
 
 /* The QP goes first when memory it may still access is about to be freed. */
-void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep)
+static void rpcrdma_ep_destroy_qp_here(struct rpcrdma_ep *ep)
 {
 	if (ep->re_id && ep->re_id->qp)
 		rdma_destroy_qp(ep->re_id);
@@ -411,7 +411,7 @@ void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep)
  * Undo rpcrdma_ep_setup/resolve in reverse; safe on a partial setup.
  * 0, or why the PD could not go (-EBUSY: something registered is left).
  */
-int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
+static int rpcrdma_ep_destroy_here(struct rpcrdma_ep *ep)
 {
 	int rc = 0;
 
@@ -439,7 +439,7 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	return rc;
 }
 
-int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep)
+static int rpcrdma_post_recv_here(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)rep->rr_buf,
@@ -452,10 +452,11 @@ int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep)
 		.num_sge = 1,
 	}, *bad;
 
-	return -ibv_post_recv(ep->re_id->qp, &wr, &bad);
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_post_recv(ep->re_id->qp, &wr, &bad));
 }
 
-int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
+static int rpcrdma_post_send_pullup_here(struct rpcrdma_ep *ep,
 			     struct rpcrdma_sendctx *sc, uint32_t len,
 			     int signaled)
 {
@@ -472,7 +473,8 @@ int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
 	}, *bad;
 
-	return -ibv_post_send(ep->re_id->qp, &wr, &bad);
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, &wr, &bad));
 }
 
 /*
@@ -480,7 +482,7 @@ int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
  * provider during the post, so its entries need no lkey and their memory
  * may be reused as soon as this returns.
  */
-int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
+static int rpcrdma_post_send_sges_here(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 			   const struct rpcrdma_sge *sges, unsigned int n,
 			   int inline_data, int signaled)
 {
@@ -502,10 +504,11 @@ int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = (inline_data ? IBV_SEND_INLINE : 0) |
 			(signaled ? IBV_SEND_SIGNALED : 0);
-	return -ibv_post_send(ep->re_id->qp, &wr, &bad);
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, &wr, &bad));
 }
 
-int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
+static int rpcrdma_post_rw_here(struct rpcrdma_ep *ep, int write,
 		    const struct rpcrdma_sge *local,
 		    const struct rpcrdma_remote *remote, unsigned int n,
 		    struct rpcrdma_cqe *last, struct rpcrdma_cqe *member)
@@ -530,10 +533,11 @@ int rpcrdma_post_rw(struct rpcrdma_ep *ep, int write,
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
 	wr[n - 1].send_flags = IBV_SEND_SIGNALED;
-	return -ibv_post_send(ep->re_id->qp, wr, &bad);
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, wr, &bad));
 }
 
-void rpcrdma_dev_rd_limits(struct rpcrdma_ep *ep, uint32_t *init_max,
+static void rpcrdma_dev_rd_limits_here(struct rpcrdma_ep *ep, uint32_t *init_max,
 			   uint32_t *resp_max)
 {
 	struct ibv_device_attr da;
@@ -551,9 +555,10 @@ uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep)
 	return ep->re_send_mr->lkey;
 }
 
-int rpcrdma_cq_arm(struct rpcrdma_ep *ep)
+static int rpcrdma_cq_arm_here(struct rpcrdma_ep *ep)
 {
-	return -ibv_req_notify_cq(ep->re_cq, 0);
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_req_notify_cq(ep->re_cq, 0));
 }
 
 /* Consume pending completion events without arming: 1 if there were. */
@@ -608,7 +613,7 @@ int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
 	return got;
 }
 
-int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
+static int rpcrdma_listen_here(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
 		   const char *host, const char *port, int backlog)
 {
 	struct rdma_addrinfo hints, *res;
@@ -649,7 +654,7 @@ out_free_ai:
 	return rc;
 }
 
-void rpcrdma_listen_close(struct rdma_event_channel *ch, struct rdma_cm_id *id)
+static void rpcrdma_listen_close_here(struct rdma_event_channel *ch, struct rdma_cm_id *id)
 {
 	if (id)
 		rdma_destroy_id(id);
@@ -672,11 +677,12 @@ struct sockaddr *rpcrdma_id_peer_addr(struct rdma_cm_id *id)
 	return rdma_get_peer_addr(id);
 }
 
-int rpcrdma_cm_next(struct rdma_event_channel *ch, struct rdma_cm_event **evp)
+static int rpcrdma_cm_next_here(struct rdma_event_channel *ch, struct rdma_cm_event **evp)
 {
+	errno = 0;
 	if (!rdma_get_cm_event(ch, evp))
 		return 0;
-	return errno ? -errno : -EAGAIN;
+	return errno == EAGAIN || !errno ? -EAGAIN : rpcrdma_vt_rc(-errno);
 }
 
 void rpcrdma_cm_ack(struct rdma_cm_event *ev)
@@ -689,22 +695,49 @@ const char *rpcrdma_cm_event_name(const struct rdma_cm_event *ev)
 	return rdma_event_str(ev->event);
 }
 
-void rpcrdma_cm_reject(struct rdma_cm_id *id)
+static void rpcrdma_cm_reject_here(struct rdma_cm_id *id)
 {
 	rdma_reject(id, NULL, 0);
 }
 
-void rpcrdma_cm_disconnect(struct rdma_cm_id *id)
+static void rpcrdma_cm_disconnect_here(struct rdma_cm_id *id)
 {
 	rdma_disconnect(id);
 }
 
-void rpcrdma_cm_destroy_qp(struct rdma_cm_id *id)
+static void rpcrdma_cm_destroy_qp_here(struct rdma_cm_id *id)
 {
 	rdma_destroy_qp(id);
 }
 
-void rpcrdma_cm_destroy_id(struct rdma_cm_id *id)
+/* 0, or why the id lives on (-EACCES: the kernel refused). */
+static int rpcrdma_cm_destroy_id_here(struct rdma_cm_id *id)
 {
-	rdma_destroy_id(id);
+	errno = 0;
+	return rpcrdma_vt_rc(rdma_destroy_id(id));
 }
+
+/* ---- the public names: here, or on the verbs thread (verbs_thread.h) ---- */
+
+RPCRDMA_VT_R5(int, rpcrdma_ep_resolve, struct rpcrdma_ep *, const char *, const char *, const char *, int)
+RPCRDMA_VT_R2(int, rpcrdma_ep_setup, struct rpcrdma_ep *, const struct rpcrdma_ep_attr *)
+RPCRDMA_VT_R6(int, rpcrdma_ep_connect, struct rpcrdma_ep *, const void *, uint8_t, int, uint8_t *, uint8_t *)
+RPCRDMA_VT_R3(int, rpcrdma_ep_accept, struct rpcrdma_ep *, const void *, uint8_t)
+RPCRDMA_VT_V1(rpcrdma_ep_disconnect, struct rpcrdma_ep *)
+RPCRDMA_VT_V1(rpcrdma_ep_drop_conn, struct rpcrdma_ep *)
+RPCRDMA_VT_R1(int, rpcrdma_ep_renew_qp, struct rpcrdma_ep *)
+RPCRDMA_VT_V1(rpcrdma_ep_destroy_qp, struct rpcrdma_ep *)
+RPCRDMA_VT_R1(int, rpcrdma_ep_destroy, struct rpcrdma_ep *)
+RPCRDMA_VT_R2(int, rpcrdma_post_recv, struct rpcrdma_ep *, struct rpcrdma_rep *)
+RPCRDMA_VT_R4(int, rpcrdma_post_send_pullup, struct rpcrdma_ep *, struct rpcrdma_sendctx *, uint32_t, int)
+RPCRDMA_VT_R6(int, rpcrdma_post_send_sges, struct rpcrdma_ep *, struct rpcrdma_sendctx *, const struct rpcrdma_sge *, unsigned int, int, int)
+RPCRDMA_VT_R7(int, rpcrdma_post_rw, struct rpcrdma_ep *, int, const struct rpcrdma_sge *, const struct rpcrdma_remote *, unsigned int, struct rpcrdma_cqe *, struct rpcrdma_cqe *)
+RPCRDMA_VT_V3(rpcrdma_dev_rd_limits, struct rpcrdma_ep *, uint32_t *, uint32_t *)
+RPCRDMA_VT_R1(int, rpcrdma_cq_arm, struct rpcrdma_ep *)
+RPCRDMA_VT_R5(int, rpcrdma_listen, struct rdma_event_channel **, struct rdma_cm_id **, const char *, const char *, int)
+RPCRDMA_VT_V2(rpcrdma_listen_close, struct rdma_event_channel *, struct rdma_cm_id *)
+RPCRDMA_VT_R2(int, rpcrdma_cm_next, struct rdma_event_channel *, struct rdma_cm_event **)
+RPCRDMA_VT_V1(rpcrdma_cm_reject, struct rdma_cm_id *)
+RPCRDMA_VT_V1(rpcrdma_cm_disconnect, struct rdma_cm_id *)
+RPCRDMA_VT_V1(rpcrdma_cm_destroy_qp, struct rdma_cm_id *)
+RPCRDMA_VT_R1(int, rpcrdma_cm_destroy_id, struct rdma_cm_id *)

@@ -222,6 +222,7 @@ const char *rpcrdma_cm_event_name(const struct rdma_cm_event *ev);
 void rpcrdma_cm_reject(struct rdma_cm_id *id);
 void rpcrdma_cm_disconnect(struct rdma_cm_id *id);
 void rpcrdma_cm_destroy_qp(struct rdma_cm_id *id);
-void rpcrdma_cm_destroy_id(struct rdma_cm_id *id);
+/* 0, or why the id lives on (-EACCES: the kernel refused the process). */
+int rpcrdma_cm_destroy_id(struct rdma_cm_id *id);
 
 #endif /* RPCRDMA_VERBS_H */

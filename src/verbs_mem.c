@@ -7,25 +7,25 @@
 #include <errno.h>
 #include <string.h>
 #include "verbs.h"
+#include "verbs_thread.h"
 
-struct ibv_mr *rpcrdma_reg_mem(struct rpcrdma_ep *ep, void *addr, size_t len)
+static struct ibv_mr *rpcrdma_reg_mem_here(struct rpcrdma_ep *ep, void *addr, size_t len)
 {
 	return ibv_reg_mr(ep->re_pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
 }
 
-struct ibv_pd *rpcrdma_pd_alloc(struct ibv_context *verbs)
+static struct ibv_pd *rpcrdma_pd_alloc_here(struct ibv_context *verbs)
 {
 	return ibv_alloc_pd(verbs);
 }
 
-int rpcrdma_pd_free(struct ibv_pd *pd)
+static int rpcrdma_pd_free_here(struct ibv_pd *pd)
 {
-	int rc = ibv_dealloc_pd(pd);
-
-	return rc > 0 ? -rc : rc;
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_dealloc_pd(pd));
 }
 
-struct ibv_mr *rpcrdma_pd_reg(struct ibv_pd *pd, void *addr, size_t len)
+static struct ibv_mr *rpcrdma_pd_reg_here(struct ibv_pd *pd, void *addr, size_t len)
 {
 	return ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
 }
@@ -50,7 +50,7 @@ struct ibv_context *rpcrdma_id_verbs(const struct rdma_cm_id *id)
 	return id->verbs;
 }
 
-void rpcrdma_dereg_mem(struct ibv_mr *mr)
+static void rpcrdma_dereg_mem_here(struct ibv_mr *mr)
 {
 	ibv_dereg_mr(mr);
 }
@@ -65,7 +65,7 @@ uint32_t rpcrdma_mr_lkey(const struct ibv_mr *mr)
  * read by the peer, a Write or Reply chunk only written.  Remote write
  * needs local write on the same MR (the verbs rule), remote read not.
  */
-struct ibv_mr *rpcrdma_reg_remote(struct rpcrdma_ep *ep, void *addr,
+static struct ibv_mr *rpcrdma_reg_remote_here(struct rpcrdma_ep *ep, void *addr,
 				  size_t len, int remote_write)
 {
 	int access = remote_write ?
@@ -80,7 +80,7 @@ uint32_t rpcrdma_mr_rkey(const struct ibv_mr *mr)
 	return mr->rkey;
 }
 
-int rpcrdma_mw_init(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *buf,
+static int rpcrdma_mw_init_here(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *buf,
 		    size_t len)
 {
 	memset(mw, 0, sizeof(*mw));
@@ -101,7 +101,7 @@ int rpcrdma_mw_init(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *buf,
 	return 0;
 }
 
-void rpcrdma_mw_fini(struct rpcrdma_mw *mw)
+static void rpcrdma_mw_fini_here(struct rpcrdma_mw *mw)
 {
 	if (mw->mw_ibv)
 		ibv_dealloc_mw(mw->mw_ibv);
@@ -112,7 +112,7 @@ void rpcrdma_mw_fini(struct rpcrdma_mw *mw)
 }
 
 /* Each binding gets a fresh key byte, so an old rkey never matches. */
-int rpcrdma_mw_bind(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
+static int rpcrdma_mw_bind_here(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
 		    uint32_t len)
 {
 	struct ibv_send_wr wr, *bad;
@@ -129,7 +129,8 @@ int rpcrdma_mw_bind(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
 	wr.bind_mw.bind_info.addr = (uintptr_t)addr;
 	wr.bind_mw.bind_info.length = len;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	rc = -ibv_post_send(ep->re_id->qp, &wr, &bad);
+	errno = 0;
+	rc = rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, &wr, &bad));
 	if (!rc) {
 		/* Type 2 binds by work request leave updating the window's
 		 * rkey to us; the provider names the window by it next time. */
@@ -140,7 +141,7 @@ int rpcrdma_mw_bind(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw, void *addr,
 	return rc;
 }
 
-int rpcrdma_mw_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw)
+static int rpcrdma_mw_invalidate_here(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw)
 {
 	struct ibv_send_wr wr, *bad;
 	int rc;
@@ -152,8 +153,22 @@ int rpcrdma_mw_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_mw *mw)
 	wr.opcode = IBV_WR_LOCAL_INV;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.invalidate_rkey = mw->mw_rkey;
-	rc = -ibv_post_send(ep->re_id->qp, &wr, &bad);
+	errno = 0;
+	rc = rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, &wr, &bad));
 	if (!rc)
 		mw->mw_bound = 0;
 	return rc;
 }
+
+/* ---- the public names: here, or on the verbs thread (verbs_thread.h) ---- */
+
+RPCRDMA_VT_R3(struct ibv_mr *, rpcrdma_reg_mem, struct rpcrdma_ep *, void *, size_t)
+RPCRDMA_VT_R1(struct ibv_pd *, rpcrdma_pd_alloc, struct ibv_context *)
+RPCRDMA_VT_R1(int, rpcrdma_pd_free, struct ibv_pd *)
+RPCRDMA_VT_R3(struct ibv_mr *, rpcrdma_pd_reg, struct ibv_pd *, void *, size_t)
+RPCRDMA_VT_V1(rpcrdma_dereg_mem, struct ibv_mr *)
+RPCRDMA_VT_R4(struct ibv_mr *, rpcrdma_reg_remote, struct rpcrdma_ep *, void *, size_t, int)
+RPCRDMA_VT_R4(int, rpcrdma_mw_init, struct rpcrdma_ep *, struct rpcrdma_mw *, void *, size_t)
+RPCRDMA_VT_V1(rpcrdma_mw_fini, struct rpcrdma_mw *)
+RPCRDMA_VT_R4(int, rpcrdma_mw_bind, struct rpcrdma_ep *, struct rpcrdma_mw *, void *, uint32_t)
+RPCRDMA_VT_R2(int, rpcrdma_mw_invalidate, struct rpcrdma_ep *, struct rpcrdma_mw *)

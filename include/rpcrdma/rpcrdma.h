@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <rpc/rpc.h>
 
 #ifdef __cplusplus
@@ -314,6 +315,49 @@ RPCRDMA_EXPORT int svc_rdma_serve(SVCXPRT *listener, int timeout_ms);
 #define RPCRDMA_DEFAULT_PORT	20049
 struct netconfig;
 RPCRDMA_EXPORT struct netconfig *rpcrdma_getnetconfigent(const char *netid);
+
+/*
+ * Credentials (rpcrdma_thread_own_creds(3)): the calling thread will change
+ * its own credentials (setfsuid, syscall(SYS_setresuid...)); the library
+ * makes its verbs and CM calls for it on a thread that never changes them.
+ */
+RPCRDMA_EXPORT int rpcrdma_thread_own_creds(void);
+
+/*
+ * What a socket query would learn from a transport's descriptor (xp_fd,
+ * CLGET_FD): rpcrdma_fd_sockinfo(3).  Set si_size before asking (struct
+ * rpcrdma_sockinfo si = RPCRDMA_SOCKINFO_INIT).
+ */
+#define RPCRDMA_SI_LISTENER	0x1	/* a listener's xp_fd */
+#define RPCRDMA_SI_CONNECTION	0x2	/* a server connection's xp_fd */
+#define RPCRDMA_SI_CLIENT	0x4	/* a client's CLGET_FD */
+struct rpcrdma_sockinfo {
+	uint32_t si_size;		/* in: sizeof(struct rpcrdma_sockinfo) the program knows */
+	uint32_t si_lib_size;		/* out: sizeof(struct rpcrdma_sockinfo) in the library */
+	uint32_t si_flags;		/* RPCRDMA_SI_*: what the descriptor is */
+	int32_t si_type;		/* SOCK_STREAM, as SO_TYPE answers */
+	int32_t si_family;		/* AF_INET or AF_INET6, as SO_DOMAIN */
+	int32_t si_protocol;		/* IPPROTO_TCP, as SO_PROTOCOL */
+	struct sockaddr_storage si_local;	/* as getsockname(2) */
+	struct sockaddr_storage si_peer;	/* as getpeername(2); AF_UNSPEC for a listener */
+	/* Append new fields here, never anywhere else (rpcrdma(7), ABI). */
+};
+#define RPCRDMA_SOCKINFO_SIZE_0_1 \
+	(offsetof(struct rpcrdma_sockinfo, si_peer) + sizeof(struct sockaddr_storage))
+#ifdef __cplusplus
+#define RPCRDMA_SOCKINFO_INIT	rpcrdma_sockinfo_init_()
+static inline struct rpcrdma_sockinfo rpcrdma_sockinfo_init_(void)
+{
+	struct rpcrdma_sockinfo s = {};
+
+	s.si_size = sizeof(s);
+	return s;
+}
+#else
+#define RPCRDMA_SOCKINFO_INIT	{ .si_size = sizeof(struct rpcrdma_sockinfo) }
+#endif
+/* 0 for a transport descriptor; -1 with errno ENOTSOCK for any other. */
+RPCRDMA_EXPORT int rpcrdma_fd_sockinfo(int fd, struct rpcrdma_sockinfo *si);
 
 #ifdef __cplusplus
 }

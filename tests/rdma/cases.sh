@@ -9,7 +9,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 # The files of cases this one sources, in order (each sourced below); the
 # timing ones (bystander latencies, the bench) only where want timing.
 case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh rpcb-cases.sh
-	xdr-cases.sh nfs3-cases.sh probe-cases.sh preload-cases.sh"
+	xdr-cases.sh nfs3-cases.sh probe-cases.sh preload-cases.sh creds-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
 # Left out where not want slow: configuration's effects on real verbs
 # (the parser itself is unit-tested and fuzzed in every build), the
@@ -724,7 +724,8 @@ want slow && stall stalled-peer-async "-A -s mapped"
 # before a disconnect (clnt-cases.sh); every XDR construct at every size
 # over RDMA and TCP, compared (xdr-cases.sh); the kernel's NFS client
 # against our own NFSv3 server (nfs3-cases.sh); each USDT probe against
-# its counter, under bpftrace (probe-cases.sh).
+# its counter, under bpftrace (probe-cases.sh); servers that switch
+# credentials per request (creds-cases.sh).
 for f in $case_files; do
 	case " $slow_files " in *" $f "*) want slow || continue ;; esac
 	. "$(dirname "$0")/$f"
