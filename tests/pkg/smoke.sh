@@ -2,7 +2,9 @@
 # The packages on the test bed: installs the .debs of DEBDIR into the guest
 # (its root is a throwaway overlay over the host's /), builds README.md's
 # example (tests/pkg/smoke.c) against the installed package only and runs
-# it over RDMA on the current bed.  Run by tools/run-tests --packages:
+# it over RDMA on the current bed; then an rpcgen program linked with
+# libtirpc only, under the installed librpcrdma-preload.so.  Run by
+# tools/run-tests --packages:
 #   tools/rdma-vm -k both -w DEBDIR -- sh tests/pkg/smoke.sh DEBDIR
 # Prints TAP lines; exits non-zero if any failed.
 debdir=${1:?usage: smoke.sh DEBDIR}
@@ -155,4 +157,69 @@ if [ -n "$trace" ]; then
 	fi
 fi
 elapsed "$kind run"
+
+# The package's preload: an rpcgen program linked with libtirpc only (the
+# preload cases' tests/rdma/pre_echo.x, server main() rpcgen's -s tcp),
+# built here against libtirpc-dev, asking for "tcp"; RPCRDMA_PRELOAD=tcp
+# and the installed librpcrdma-preload.so carry it over RDMA.  The server
+# answers with the netid its Calls came on; its counters are dumped at exit:
+# 23 Calls over RDMA (the client's NULL probe, 20 echoes, NETID, EXIT).
+pl=/usr/lib/x86_64-linux-gnu/librpcrdma-preload.so
+pldir=$work/preload rdmadir=$(cd "$(dirname "$0")/../rdma" && pwd)
+if [ ! -e $pldir/pre_client ]; then
+	mkdir -p $pldir && cp "$rdmadir"/pre_echo.x "$rdmadir"/pre_server.c \
+		"$rdmadir"/pre_client.c $pldir/ &&
+	(cd $pldir && rpcgen -h -o pre_echo.h pre_echo.x &&
+		rpcgen -c -o pre_echo_xdr.c pre_echo.x &&
+		rpcgen -l -o pre_echo_clnt.c pre_echo.x &&
+		rpcgen -s tcp -o pre_echo_svc.c pre_echo.x &&
+		tl=$(pkg-config --cflags --libs libtirpc) &&
+		cc -O2 -w -o pre_server pre_server.c pre_echo_svc.c pre_echo_xdr.c $tl &&
+		cc -O2 -w -o pre_client pre_client.c pre_echo_clnt.c pre_echo_xdr.c $tl) \
+		>$work/pl-cc.out 2>&1 || { cat $work/pl-cc.out; rm -f $pldir/pre_client; }
+fi
+# rpcgen's main() registers with rpcbind: one in the server's namespace.
+rpcb=
+if ! $RPCRDMA_SERVER_EXEC rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
+	mkdir -p /run/rpcbind
+	$RPCRDMA_SERVER_EXEC /usr/sbin/rpcbind -f >/dev/null 2>&1 &
+	rpcb=$!
+	i=0
+	while ! $RPCRDMA_SERVER_EXEC rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+fi
+plport=20320 prog=537169953 pcrc=125 psrc=125
+rm -f $work/$kind.plstats
+if [ -x $pldir/pre_client ]; then
+	timeout 120 $RPCRDMA_SERVER_EXEC env LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp \
+		RPCRDMA_PORT=$plport RPCRDMA_PRELOAD_STATS=$work/$kind.plstats \
+		$pldir/pre_server >$work/$kind.plserver 2>&1 &
+	pspid=$!
+	i=0
+	while kill -0 $pspid 2>/dev/null && [ $i -lt 600 ] &&
+		! $RPCRDMA_SERVER_EXEC rpcinfo -p 127.0.0.1 2>/dev/null |
+			grep -q "^ *$prog "; do
+		sleep 0.05; i=$((i + 1))
+	done
+	timeout 60 $RPCRDMA_CLIENT_EXEC env LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp \
+		RPCRDMA_PORT=$plport RPCRDMA_SOURCE=$cli \
+		$pldir/pre_client $srv tcp 20 rdma exit >$work/$kind.plclient 2>&1
+	pcrc=$?
+	[ $pcrc -eq 0 ] || kill -TERM $pspid 2>/dev/null
+	wait $pspid
+	psrc=$?
+fi
+[ -n "$rpcb" ] && kill $rpcb 2>/dev/null && wait $rpcb
+sed 's/^/# preload: /' $work/$kind.plserver $work/$kind.plclient 2>/dev/null
+plcalls=$(sed -n 's/^svc\.rs_calls \([0-9]*\)$/\1/p' $work/$kind.plstats 2>/dev/null | tail -1)
+if [ $pcrc -eq 0 ] && [ $psrc -eq 0 ] &&
+	grep -q '^calls 20 verified 20 server-netid rdma$' $work/$kind.plclient &&
+	[ "${plcalls:-0}" -eq 23 ]; then
+	ok "librpcrdma-preload.so carries an rpcgen program's tcp over RDMA: 20 echoes verified, server netid rdma, svc.rs_calls $plcalls"
+else
+	notok "librpcrdma-preload.so (client exit $pcrc, server exit $psrc, svc.rs_calls '${plcalls}')"
+	sed 's/^/# stats: /' $work/$kind.plstats 2>/dev/null
+fi
+elapsed "$kind preload"
 exit $failed
