@@ -258,6 +258,23 @@ bad:
 	return -EBADMSG;
 }
 
+bool rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey)
+{
+	unsigned int i;
+
+	if (qc->qc_mw_bound && qc->qc_mw.mw_rkey == rkey) {
+		qc->qc_mw_bound = false;
+		qc->qc_mw.mw_bound = 0;
+		RPCRDMA_DBG("client: window %p invalidated by the server, "
+			    "rkey %#x", (void *)&qc->qc_mw, rkey);
+		return true;
+	}
+	for (i = 0; i < qc->qc_regs.rg_n; i++)
+		if (rpcrdma_mr_rkey(qc->qc_regs.rg_mr[i]) == rkey)
+			return true;
+	return false;
+}
+
 /*
  * A window is invalidated by a work request: posted here, executed before
  * anything posted later on the QP (the slot's next bind included).

@@ -98,6 +98,15 @@ unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
 				  struct rpcrdma_req_chunks *qc, int caller_only,
 				  bool can_post);
 
+/*
+ * A Reply's Send invalidated rkey here (Send With Invalidate): true if it
+ * is one of this call's.  Its window is then unbound without a work
+ * request (rpcrdma_clnt_release skips it); a per-RPC MR is still
+ * deregistered, which frees it.  Any other rkey changes nothing: each of
+ * this call's is still revoked by the client itself.
+ */
+bool rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey);
+
 /* Set up the slot's window now (the connection probes with it): 0 or
  * -EOPNOTSUPP.  And undo it, before the endpoint goes. */
 int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc);

@@ -43,6 +43,11 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		    rep->rr_len, rc, h.hd_xid, h.hd_proc);
 	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
 	     cr_slot_find(cr, h.hd_xid) : NULL;
+	/* The Send invalidated one rkey (RFC 8797): the device says it is
+	 * dead.  Only this call's own is taken as such (clnt_chunks.c). */
+	if (rq && rep->rr_with_inv &&
+	    rpcrdma_clnt_remote_inv(&rq->rq_ch, rep->rr_inv_rkey))
+		cr->cr_x.rx_stats.rs_remote_invs++;
 	if (rc == 0 && h.hd_proc == RPCRDMA_ERROR && rq) {
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {

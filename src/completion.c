@@ -42,6 +42,8 @@ static void dispatch(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,
 		}
 		rep = rpcrdma_container_of(c, struct rpcrdma_rep, rr_cqe);
 		rep->rr_len = wc->wc_byte_len;
+		rep->rr_with_inv = wc->wc_with_inv;
+		rep->rr_inv_rkey = wc->wc_inv_rkey;
 		ops->cqo_recv(owner, rep);
 		return;
 	case RPCRDMA_CQE_RW:

@@ -85,6 +85,31 @@ static void give_room(struct room *r)
 	pthread_mutex_unlock(&r->x->rx_lock);
 }
 
+int rpcrdma_rw_reserve(struct rpcrdma_xprt *x, uint32_t n,
+		       const struct timespec *deadline)
+{
+	struct room r = { x, n, 0 };
+	int rc;
+
+	if (!n || n > x->rx_ep.re_rw_slots || n > RW_CHAIN_MAX)
+		return -EINVAL;
+	rc = reap_until(x, take_room, &r, deadline);
+	if (rc)
+		return rc;
+	/* Nothing more goes on a QP already failing. */
+	rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+	if (rc)
+		give_room(&r);
+	return rc;
+}
+
+void rpcrdma_rw_unreserve(struct rpcrdma_xprt *x, uint32_t n)
+{
+	struct room r = { x, n, 0 };
+
+	give_room(&r);
+}
+
 static int chain_done(void *arg)
 {
 	return __atomic_load_n(&((struct rpcrdma_rw_ctx *)arg)->rw_status,

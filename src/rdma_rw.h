@@ -41,4 +41,15 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		    const struct rpcrdma_remote *remote, unsigned int n,
 		    const struct timespec *deadline);
 
+/*
+ * Send-queue room for n RDMA Writes a Send carries in front of it
+ * (rpcrdma_xprt_send_chain), waiting, reaping, as rpcrdma_rw_move does:
+ * 0, -EINVAL (more than a chain may hold: move them apart), -ETIMEDOUT,
+ * or the connection's failure.  Given back by rpcrdma_rw_unreserve once
+ * the Send has completed (or its QP is gone).
+ */
+int rpcrdma_rw_reserve(struct rpcrdma_xprt *x, uint32_t n,
+		       const struct timespec *deadline);
+void rpcrdma_rw_unreserve(struct rpcrdma_xprt *x, uint32_t n);
+
 #endif /* RPCRDMA_RDMA_RW_H */

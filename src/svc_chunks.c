@@ -92,9 +92,42 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 }
 
 /*
- * RDMA Write the bytes of b from off on into the segments of written
- * (lengths as filled by rpcrdma_fill_chunk), in order.  0 or the
- * connection's failure.
+ * The RDMA Writes that put the bytes of b from off on into the segments
+ * of written (lengths as filled by rpcrdma_fill_chunk), in order, at
+ * local/remote from index *n on (at most max in all): 0, or -E2BIG (they
+ * do not fit; *n unchanged).  *bytes grows by what they move.
+ */
+int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
+			  const struct rpcrdma_chunk *written,
+			  struct rpcrdma_sge *local, struct rpcrdma_remote *rem,
+			  unsigned int *n, unsigned int max, uint64_t *bytes)
+{
+	unsigned int i, k = *n;
+
+	for (i = 0; i < written->rc_nsegs; i++) {
+		const struct rpcrdma_segment *s = &written->rc_segs[i];
+
+		if (!s->se_length)
+			continue;
+		if (k == max)
+			return -E2BIG;
+		local[k].sg_addr = (uintptr_t)(b->sb_mem + off);
+		local[k].sg_len = s->se_length;
+		local[k].sg_lkey = b->sb_lkey;
+		rem[k].rm_addr = s->se_offset;
+		rem[k].rm_rkey = s->se_handle;
+		off += s->se_length;
+		*bytes += s->se_length;
+		k++;
+	}
+	*n = k;
+	return 0;
+}
+
+/*
+ * RDMA Write the bytes of b from off on into the segments of written, and
+ * wait for them (a Reply whose Writes do not fit in front of its Send).
+ * 0 or the connection's failure.
  */
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			const struct svc_rdma_buf *b, uint64_t off,
@@ -103,23 +136,12 @@ int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	struct rpcrdma_sge local[RPCRDMA_MAX_CHUNK_SEGS];
 	struct rpcrdma_remote rem[RPCRDMA_MAX_CHUNK_SEGS];
 	struct timespec deadline;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	uint64_t bytes = 0;
 
-	for (i = 0; i < written->rc_nsegs; i++) {
-		const struct rpcrdma_segment *s = &written->rc_segs[i];
-
-		if (!s->se_length)
-			continue;
-		local[n].sg_addr = (uintptr_t)(b->sb_mem + off);
-		local[n].sg_len = s->se_length;
-		local[n].sg_lkey = b->sb_lkey;
-		rem[n].rm_addr = s->se_offset;
-		rem[n].rm_rkey = s->se_handle;
-		off += s->se_length;
-		bytes += s->se_length;
-		n++;
-	}
+	if (svc_rdma_chunk_writes(b, off, written, local, rem, &n,
+				  RPCRDMA_MAX_CHUNK_SEGS, &bytes))
+		return -EINVAL;
 	if (!n)
 		return 0;
 	svc_rdma_stall_deadline(c, bytes, &deadline);

@@ -177,6 +177,10 @@ void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c);
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const struct rpcrdma_call_map *m, const uint8_t *inl,
 		       char **msgp, uint32_t *lenp);
+int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
+			  const struct rpcrdma_chunk *written,
+			  struct rpcrdma_sge *local, struct rpcrdma_remote *rem,
+			  unsigned int *n, unsigned int max, uint64_t *bytes);
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			const struct svc_rdma_buf *b, uint64_t off,
 			const struct rpcrdma_chunk *written);

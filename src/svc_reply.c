@@ -1,13 +1,16 @@
 /*
  * The server's Reply path: encode a Reply into the serving thread's
  * scratch, post it within a bounded wait (a peer that takes no Sends is
- * torn down alone), answer what cannot be served with RDMA_ERROR, and
- * let a program answer without waiting for its Reply's Send to complete.
+ * torn down alone), its chunks' RDMA Writes chained in front of its Send
+ * (one post, no wait), With Invalidate where the client allows it; answer
+ * what cannot be served with RDMA_ERROR, and let a program answer without
+ * waiting for its Reply's Send to complete.
  */
 #include "config.h"
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "rchunks.h"
 #include "svc_drc.h"
@@ -76,15 +79,16 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
  */
 static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
 			     size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
-			     const struct rpcrdma_release *rel, uint64_t *seqp,
+			     const struct rpcrdma_release *rel,
+			     const struct rpcrdma_send_pre *pre, uint64_t *seqp,
 			     int *queuedp)
 {
 	struct timespec deadline;
 	int rc;
 
 	svc_rdma_stall_deadline(c, 0, &deadline);
-	rc = rpcrdma_xprt_send_owned(&c->cn_x, hdr, hdrlen, xb, &deadline,
-				     rel, seqp, queuedp);
+	rc = rpcrdma_xprt_send_chain(&c->cn_x, hdr, hdrlen, xb, &deadline,
+				     rel, pre, seqp, queuedp);
 	if (rc == -ETIMEDOUT)
 		svc_rdma_conn_stalled(c, "a send context");
 	return rc;
@@ -109,7 +113,7 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 		return;
 	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
 	/* Nothing gathered from caller memory: nothing to wait for after. */
-	conn_send_bounded(c, hdr, (size_t)n, &empty, NULL, &seq, &queued);
+	conn_send_bounded(c, hdr, (size_t)n, &empty, NULL, NULL, &seq, &queued);
 	pthread_mutex_lock(&x->rx_lock);
 	x->rx_stats.rs_bad_calls++;
 	pthread_mutex_unlock(&x->rx_lock);
@@ -123,6 +127,84 @@ static const char *const reply_names[] = {
 	[SVC_RDMA_REPLY_CHUNK] = "reply chunk",
 	[SVC_RDMA_REPLY_ERR_CHUNK] = "err_chunk",
 };
+
+/*
+ * One post per Reply: its Write-chunk or Reply-chunk RDMA Writes go in
+ * front of its Send, in one ibv_post_send (RC ordering places the data
+ * before the Send arrives), instead of being waited for first.  The
+ * chunk buffer they read and their send-queue room are the chain's
+ * until the Send completes (chain_release, queued on it); a chain that
+ * fails, or is flushed, keeps them until the connection's QP is gone.
+ * Writes that do not fit one chain are moved first, waited for, as
+ * before (svc_rdma_push_chunk).
+ */
+struct reply_chain {
+	struct svc_rdma_conn *rc_conn;
+	struct svc_rdma_buf rc_buf;	/* what the Writes read */
+	uint32_t rc_room;		/* send-queue room reserved for them */
+	unsigned int rc_max;		/* Writes one chain may hold here */
+	unsigned int rc_n;
+	uint64_t rc_bytes;
+	struct rpcrdma_sge rc_local[RPCRDMA_SEND_PRE_MAX];
+	struct rpcrdma_remote rc_remote[RPCRDMA_SEND_PRE_MAX];
+};
+
+static struct reply_chain *chain_new(struct svc_rdma_conn *c)
+{
+	uint32_t slots = c->cn_x.rx_ep.re_rw_slots;
+	struct reply_chain *rc;
+
+	if (!slots)
+		return NULL;
+	rc = calloc(1, sizeof(*rc));
+	if (rc) {
+		rc->rc_conn = c;
+		rc->rc_max = slots < RPCRDMA_SEND_PRE_MAX ? slots :
+			     RPCRDMA_SEND_PRE_MAX;
+	}
+	return rc;
+}
+
+/*
+ * The Writes of b from off into written: onto the chain when they fit
+ * (the chain then owns b: *chained), else moved now and waited for.
+ */
+static int chain_or_push(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			 struct reply_chain *rc, const struct svc_rdma_buf *b,
+			 uint64_t off, const struct rpcrdma_chunk *written,
+			 int *chained)
+{
+	unsigned int before = rc ? rc->rc_n : 0;
+
+	if (rc && !svc_rdma_chunk_writes(b, off, written, rc->rc_local,
+					 rc->rc_remote, &rc->rc_n, rc->rc_max,
+					 &rc->rc_bytes)) {
+		*chained |= rc->rc_n > before;
+		return 0;
+	}
+	return svc_rdma_push_chunk(c, ct, b, off, written);
+}
+
+/* The chain's Send completed (status 0), or its QP is gone: b and the
+ * room go back.  Runs once, from the release queue or from reply_send. */
+static void chain_release(void *arg, int status)
+{
+	struct reply_chain *rc = arg;
+
+	(void)status;
+	rpcrdma_rw_unreserve(&rc->rc_conn->cn_x, rc->rc_room);
+	svc_rdma_buf_put(rc->rc_conn, &rc->rc_buf);
+	free(rc);
+}
+
+/* A chain that may have been posted in part and was not queued: its
+ * Writes may still land, so b stays until the QP goes. */
+static void chain_hold(struct reply_chain *rc)
+{
+	rpcrdma_rw_unreserve(&rc->rc_conn->cn_x, rc->rc_room);
+	svc_rdma_buf_hold(rc->rc_conn, &rc->rc_buf);
+	free(rc);
+}
 
 /* An accepted Reply's results, taken out of the message once: a Reply
  * that does not fit inline is encoded a second time, for its chunk. */
@@ -191,24 +273,32 @@ static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
  */
 static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			      const struct svc_rdma_wplan *wp,
-			      struct svc_rdma_buf *b, const struct rpcrdma_hdr *h)
+			      struct svc_rdma_buf *b, const struct rpcrdma_hdr *h,
+			      struct reply_chain *ch)
 {
 	uint64_t off = 0;
 	unsigned int k;
-	int rc;
+	int rc, chained = 0;
 
 	for (k = 0; k < wp->wp_nchunks; k++) {
 		memcpy(b->sb_mem + off, wp->wp_place[k].wpl_addr,
 		       wp->wp_place[k].wpl_len);
-		rc = svc_rdma_push_chunk(c, ct, b, off, &h->hd_writes[k]);
+		rc = chain_or_push(c, ct, ch, b, off, &h->hd_writes[k],
+				   &chained);
 		if (rc) {
 			svc_rdma_buf_hold(c, b);
 			return rc;
 		}
 		off += wp->wp_place[k].wpl_len;
 	}
-	/* Written and acknowledged: the pool may have it back. */
-	svc_rdma_buf_put(c, b);
+	/* Chained: the chain's until its Send completes.  Else written
+	 * and acknowledged: the pool may have it back. */
+	if (chained) {
+		ch->rc_buf = *b;
+		memset(b, 0, sizeof(*b));
+	} else {
+		svc_rdma_buf_put(c, b);
+	}
 	pthread_mutex_lock(&c->cn_x.rx_lock);
 	c->cn_x.rx_stats.rs_write_chunks += wp->wp_nchunks;
 	c->cn_x.rx_stats.rs_write_chunk_bytes += wp->wp_bytes;
@@ -225,7 +315,8 @@ static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
  * never a truncated Reply); other errors are the connection's.
  */
 static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			  const struct reply_src *src, struct rpcrdma_hdr *h)
+			  const struct reply_src *src, struct rpcrdma_hdr *h,
+			  struct reply_chain *ch)
 {
 	struct rpcrdma_xprt *x = &c->cn_x;
 	struct rpcrdma_chunk_limits lim;
@@ -233,7 +324,7 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	struct rpcrdma_xdr_buf xb;
 	int64_t room;
 	size_t len, offered;
-	int rc;
+	int rc, chained = 0;
 
 	/* The Reply's length is known only once encoded, but it can never be
 	 * more than the chunk the client offered: take that much, encode,
@@ -276,12 +367,15 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		return rc;
 	}
 	svc_rdma_buf_trim(c, &b, len);
-	rc = svc_rdma_push_chunk(c, ct, &b, 0, &h->hd_reply);
+	rc = chain_or_push(c, ct, ch, &b, 0, &h->hd_reply, &chained);
 	if (rc) {
 		svc_rdma_buf_hold(c, &b);
 		return rc;
 	}
-	svc_rdma_buf_put(c, &b);
+	if (chained)
+		ch->rc_buf = b;
+	else
+		svc_rdma_buf_put(c, &b);
 	h->hd_proc = RPCRDMA_NOMSG;
 	h->hd_has_reply = true;
 	pthread_mutex_lock(&x->rx_lock);
@@ -289,6 +383,68 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	x->rx_stats.rs_reply_chunk_bytes += len;
 	pthread_mutex_unlock(&x->rx_lock);
 	return 0;
+}
+
+/*
+ * Post the Reply's Send, its chain's Writes in front (ch NULL or empty:
+ * none), With Invalidate when pre says so.  The chain is released here
+ * or queued on the Send; a mapped Reply is waited for (svc_sendreply's
+ * caller may free the results once we return) unless its release went
+ * to the queue.  0, or the connection's failure.
+ */
+static int reply_post(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		      const void *hdr, size_t hdrlen,
+		      const struct rpcrdma_xdr_buf *body,
+		      struct reply_chain *ch, struct rpcrdma_send_pre *pre)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+	const struct rpcrdma_release *rel;
+	struct rpcrdma_release chain_rel = { 0, chain_release, ch };
+	struct timespec deadline;
+	uint64_t seq = 0;
+	int rc = 0, queued = 0;
+
+	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
+	if (ch && ch->rc_n) {
+		svc_rdma_stall_deadline(c, ch->rc_bytes, &deadline);
+		rc = rpcrdma_rw_reserve(x, ch->rc_n, &deadline);
+		if (rc) {
+			/* Nothing posted: b goes back at once. */
+			svc_rdma_buf_put(c, &ch->rc_buf);
+			free(ch);
+			return rc;
+		}
+		ch->rc_room = ch->rc_n;
+		pre->sp_local = ch->rc_local;
+		pre->sp_remote = ch->rc_remote;
+		pre->sp_nwrites = ch->rc_n;
+		pre->sp_member = &c->cn_rw[ct->ct_slot].rw_member;
+		/* The results were copied into the chain's buffer: the
+		 * program's release needs no wait for this Send. */
+		rel = &chain_rel;
+	} else {
+		free(ch);
+		ch = NULL;
+	}
+	rc = conn_send_bounded(c, hdr, hdrlen, body, rel, pre, &seq,
+			       ch ? &queued : &ct->ct_rel_queued);
+	svc_rdma_stall_deadline(c, ch ? ch->rc_bytes : 0, &deadline);
+	/* Torn down if it stalls; a chain's Writes may then still land. */
+	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT) {
+		svc_rdma_conn_stalled(c, ch ? "a Reply's RDMA Writes" :
+					      "a Reply's Send");
+		if (ch)
+			rc = -ETIMEDOUT;
+	}
+	if (ch && !queued) {
+		if (rc && seq)
+			chain_hold(ch);		/* posted, perhaps in part */
+		else if (rc)
+			chain_release(ch, rc);	/* nothing was posted */
+		else
+			chain_release(ch, 0);	/* its Send completed */
+	}
+	return rc;
 }
 
 /*
@@ -309,14 +465,18 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	struct svc_rdma_wplan wp;
 	struct svc_rdma_buf b;
 	struct rpcrdma_hdr h;
-	struct timespec deadline;
-	const struct rpcrdma_release *rel;
-	uint64_t seq = 0;
+	struct rpcrdma_send_pre pre;
+	struct reply_chain *ch = NULL;
 	ssize_t n = 0;
 	int rc;
 
-	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
 	ct->ct_rel_queued = 0;
+	memset(&pre, 0, sizeof(pre));
+	/* RFC 8797: the client takes Send With Invalidate, and the Call
+	 * carried one rkey: the Reply kills it on arrival. */
+	if (x->rx_peer_remote_inv &&
+	    svc_rdma_inv_rkey(&ct->ct_hdr, &pre.sp_inv_rkey))
+		pre.sp_inv = 1;
 	/* We grant exactly the receives we keep posted. */
 	svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, x->rx_ep.re_nrecv, &h);
 	/* Each service thread owns one scratch slice: Replies encode in
@@ -346,16 +506,18 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		v = svc_rdma_reply_decide(&in, &h, &wp);
 	}
 	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
+	if (v == SVC_RDMA_REPLY_DIRECT || v == SVC_RDMA_REPLY_CHUNK)
+		ch = chain_new(c);
 	switch (v) {
 	case SVC_RDMA_REPLY_INLINE:
 		rc = 0;
 		break;
 	case SVC_RDMA_REPLY_DIRECT:
-		rc = reply_write_chunks(c, ct, &wp, &b, &h);
+		rc = reply_write_chunks(c, ct, &wp, &b, &h, ch);
 		body = &wp.wp_rest;
 		break;
 	case SVC_RDMA_REPLY_CHUNK:
-		rc = reply_in_chunk(c, ct, src, &h);
+		rc = reply_in_chunk(c, ct, src, &h, ch);
 		body = &empty;
 		break;
 	case SVC_RDMA_REPLY_ERR_CHUNK:
@@ -380,17 +542,15 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	 * buffer) goes back before the Reply grants the credit that lets the
 	 * client use it again. */
 	svc_rdma_call_release(c, ct);
-	svc_rdma_stall_deadline(c, 0, &deadline);
-	/* A connection whose Sends stall is torn down there, alone. */
-	if (!rc)
-		rc = conn_send_bounded(c, hdr, (size_t)n, body, rel, &seq,
-				       &ct->ct_rel_queued);
-	/* svc_sendreply's caller may free the results once we return: a
-	 * mapped Reply that gathers them must have completed by then, or its
-	 * connection be torn down (its QP flushed) as stalled.  An async
-	 * Reply's release was queued instead (seq 0): no wait. */
-	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c, "a Reply's Send");
+	/* A connection whose Sends or Writes stall is torn down there,
+	 * alone (svc_rdma_conn_stalled tells it once). */
+	if (!rc) {
+		rc = reply_post(c, ct, hdr, (size_t)n, body, ch, &pre);
+	} else if (ch) {
+		/* Nothing posted: a chained buffer goes back. */
+		svc_rdma_buf_put(c, &ch->rc_buf);
+		free(ch);
+	}
 	if (rc == -ETIMEDOUT)
 		svc_rdma_conn_stalled(c, "a Reply's RDMA Writes");
 	ct->ct_rel_status = -rc;
@@ -405,8 +565,9 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
 	RPCRDMA_PROBE2(credits, x, x->rx_ep.re_nrecv);
 	pthread_mutex_unlock(&x->rx_lock);
-	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d", (void *)c,
-		    src->src_kept ? " (kept)" : "", ct->ct_xid, rc);
+	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d%s", (void *)c,
+		    src->src_kept ? " (kept)" : "", ct->ct_xid, rc,
+		    pre.sp_inv ? " (with invalidate)" : "");
 	return rc == 0;
 }
 

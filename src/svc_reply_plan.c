@@ -141,3 +141,40 @@ svc_rdma_reply_decide(const struct svc_rdma_reply_in *in,
 		return SVC_RDMA_REPLY_CHUNK;
 	return SVC_RDMA_REPLY_ERR_CHUNK;
 }
+
+/* One more segment's rkey: false once two differ. */
+static bool one_rkey(uint32_t handle, bool *seen, uint32_t *rkey)
+{
+	if (*seen && *rkey != handle)
+		return false;
+	*seen = true;
+	*rkey = handle;
+	return true;
+}
+
+static bool chunk_rkey(const struct rpcrdma_chunk *ch, bool *seen,
+		       uint32_t *rkey)
+{
+	uint32_t j;
+
+	for (j = 0; j < ch->rc_nsegs && j < RPCRDMA_MAX_CHUNK_SEGS; j++)
+		if (!one_rkey(ch->rc_segs[j].se_handle, seen, rkey))
+			return false;
+	return true;
+}
+
+bool svc_rdma_inv_rkey(const struct rpcrdma_hdr *call, uint32_t *rkey)
+{
+	bool seen = false;
+	uint32_t i;
+
+	for (i = 0; i < call->hd_nreads && i < RPCRDMA_MAX_READ_SEGS; i++)
+		if (!one_rkey(call->hd_reads[i].rd_seg.se_handle, &seen, rkey))
+			return false;
+	for (i = 0; i < call->hd_nwrites && i < RPCRDMA_MAX_WRITE_CHUNKS; i++)
+		if (!chunk_rkey(&call->hd_writes[i], &seen, rkey))
+			return false;
+	if (call->hd_has_reply && !chunk_rkey(&call->hd_reply, &seen, rkey))
+		return false;
+	return seen;
+}

@@ -87,4 +87,12 @@ enum svc_rdma_reply_verdict
 svc_rdma_reply_decide(const struct svc_rdma_reply_in *in,
 		      struct rpcrdma_hdr *h, struct svc_rdma_wplan *wp);
 
+/*
+ * Send With Invalidate (RFC 8797), as the kernel's svcrdma chooses: the
+ * rkey to invalidate with the Reply when every segment of the Call's read
+ * list, Write list and Reply chunk carries one and the same rkey.  true
+ * with *rkey set; false when the Call carried none, or more than one.
+ */
+bool svc_rdma_inv_rkey(const struct rpcrdma_hdr *call, uint32_t *rkey);
+
 #endif /* RPCRDMA_SVC_REPLY_PLAN_H */

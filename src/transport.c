@@ -181,7 +181,8 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len)
 {
 	return rpcrdma_cm_private_encode(buf, len, x->rx_opts.ro_inline_send,
-					 x->rx_opts.ro_inline_recv, false);
+					 x->rx_opts.ro_inline_recv,
+					 x->rx_remote_inv);
 }
 
 /* We may Send no more than the peer can receive, nor than we provisioned. */
@@ -191,6 +192,7 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 	struct rpcrdma_cm_private p;
 
 	rpcrdma_cm_private_decode(pdata, len, &p);
+	x->rx_peer_remote_inv = p.pv_remote_inv;
 	x->rx_send_max = p.pv_recv_size < x->rx_opts.ro_inline_send ?
 			 p.pv_recv_size : x->rx_opts.ro_inline_send;
 }
@@ -373,10 +375,17 @@ static uint32_t hdr_xid(const void *hdr)
 	return ntohl(w);
 }
 
+/* A Send carrying Writes is signaled: its completion frees their room. */
+static bool pre_signals(const struct rpcrdma_send_pre *pre)
+{
+	return pre && pre->sp_nwrites;
+}
+
 /* Inline: the provider copies header and segments while posting. */
 static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb, int *sig)
+		       const struct rpcrdma_xdr_buf *xb,
+		       const struct rpcrdma_send_pre *pre, int *sig)
 {
 	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
 	struct rpcrdma_sge_plan pl;
@@ -384,8 +393,10 @@ static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 
 	rpcrdma_plan_sges(RPCRDMA_NOCH_INLINE, hdr, hdrlen, xb, &pl);
 	fill_sges(x, &pl, sc, 0, 1, sc->sc_seq, sg);
-	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, false);
-	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 1, *sig > 0);
+	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
+					    pre_signals(pre));
+	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 1, *sig > 0,
+				    pre);
 	if (!rc) {
 		x->rx_stats.rs_inline_sends++;
 		x->rx_stats.rs_inline_bytes += rpcrdma_xdrbuf_len(xb);
@@ -398,7 +409,8 @@ static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 /* Pull-up: one copy into the context's registered buffer, one SGE. */
 static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb, int *sig)
+		       const struct rpcrdma_xdr_buf *xb,
+		       const struct rpcrdma_send_pre *pre, int *sig)
 {
 	size_t len = rpcrdma_xdrbuf_len(xb);
 	int rc;
@@ -406,9 +418,10 @@ static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	memcpy(sc->sc_buf, hdr, hdrlen);
 	rpcrdma_xdrbuf_copy_out(xb, sc->sc_buf + hdrlen,
 				x->rx_ep.re_send_size - hdrlen);
-	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, false);
+	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
+					    pre_signals(pre));
 	rc = rpcrdma_post_send_pullup(&x->rx_ep, sc, (uint32_t)(hdrlen + len),
-				      *sig > 0);
+				      *sig > 0, pre);
 	if (!rc) {
 		x->rx_stats.rs_pullup_sends++;
 		x->rx_stats.rs_pullup_bytes += len;
@@ -427,7 +440,9 @@ static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
  */
 static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb, int *sig, uint64_t *seqp)
+		       const struct rpcrdma_xdr_buf *xb,
+		       const struct rpcrdma_send_pre *pre, int *sig,
+		       uint64_t *seqp)
 {
 	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
 	struct rpcrdma_sge_plan pl;
@@ -440,7 +455,8 @@ static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	if (fill_sges(x, &pl, sc, hdrlen, 0, sc->sc_seq, sg))
 		return -ENOENT;
 	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, true);
-	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, *sig > 0);
+	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, *sig > 0,
+				    pre);
 	if (!rc) {
 		x->rx_stats.rs_mapped_sends++;
 		x->rx_stats.rs_mapped_sges += pl.sp_nsge;
@@ -471,6 +487,24 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 			    const struct rpcrdma_release *rel,
 			    uint64_t *seqp, int *queuedp)
 {
+	return rpcrdma_xprt_send_chain(x, hdr, hdrlen, xb, deadline, rel, NULL,
+				       seqp, queuedp);
+}
+
+/*
+ * rpcrdma_xprt_send_owned(), with pre (transport.h): the Writes it
+ * carries posted in front of the Send, in one post.  The Send is then
+ * signaled and seen as gathering memory the caller owns (the Writes'),
+ * so rel is queued for it, or *seqp is set, as above; and a post that
+ * fails keeps the same promise (the chain may be posted in part).
+ */
+int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
+			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			    const struct timespec *deadline,
+			    const struct rpcrdma_release *rel,
+			    const struct rpcrdma_send_pre *pre,
+			    uint64_t *seqp, int *queuedp)
+{
 	enum rpcrdma_strategy forced;
 	struct rpcrdma_send_limits sl;
 	struct rpcrdma_msg_shape ms;
@@ -499,7 +533,8 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 	sc->sc_seq = ++x->rx_send_seq;
 
 	if (ch.ch_type == RPCRDMA_NOCH_MAPPED) {
-		rc = send_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, &sig, seqp);
+		rc = send_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sig,
+				 seqp);
 		if (rc != -ENOENT)
 			goto out_posted;
 		/* The memory could not be registered: choose again without
@@ -513,18 +548,24 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 		}
 	}
 	if (ch.ch_type == RPCRDMA_NOCH_INLINE)
-		rc = send_inline(x, sc, hdr, (uint32_t)hdrlen, xb, &sig);
+		rc = send_inline(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sig);
 	else
-		rc = send_pullup(x, sc, hdr, (uint32_t)hdrlen, xb, &sig);
+		rc = send_pullup(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sig);
 out_posted:
+	if (pre_signals(pre))
+		*seqp = sc->sc_seq;
 	if (rc) {
-		/* Nothing was posted: the QP is broken; the caller gives up. */
+		/* Nothing was posted, or a chain in part: the QP is broken;
+		 * the caller gives up. */
 		x->rx_dead = rc;
-		goto out_unlock;
+		goto out_queue;
 	}
 	count_fallback(&x->rx_stats, ch.ch_fallback);
 	if (sig > 0)
 		x->rx_stats.rs_signaled_sends++;
+	if (pre && pre->sp_inv)
+		x->rx_stats.rs_remote_inv_sends++;
+out_queue:
 	/* Queued while still holding the lock: in posting order. */
 	if (*seqp && rel &&
 	    !rpcrdma_relq_push(&x->rx_rel, *seqp, rel->rl_fn, rel->rl_arg)) {

@@ -56,6 +56,9 @@ struct rpcrdma_xprt {
 	uint32_t rx_conn_gen;		/* client: connections made before this one */
 	uint32_t rx_extra_wr;		/* send queue room for binds and
 					   invalidations (client windows) */
+	bool rx_peer_remote_inv;	/* the peer takes Send With Invalidate
+					   (its RFC 8797 private data) */
+	bool rx_remote_inv;		/* we do: said in our private data */
 };
 
 int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
@@ -79,6 +82,21 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
 			    const struct timespec *deadline,
 			    const struct rpcrdma_release *rel,
+			    uint64_t *seqp, int *queuedp);
+/*
+ * The same with pre (verbs.h): RDMA Writes posted in front of the Send in
+ * one ibv_post_send, and/or Send With Invalidate.  With Writes, the Send
+ * is signaled and rel (their memory) is handled as for a mapped Send:
+ * queued (*queuedp; it runs once the Send completed, or with ECONNRESET
+ * once the QP is destroyed), else *seqp to wait for.  On an error, *seqp
+ * or *queuedp set means the chain may be posted in part (the Writes may
+ * still land: the memory stays until the QP goes); neither, nothing was.
+ */
+int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
+			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			    const struct timespec *deadline,
+			    const struct rpcrdma_release *rel,
+			    const struct rpcrdma_send_pre *pre,
 			    uint64_t *seqp, int *queuedp);
 void rpcrdma_xprt_run_releases(struct rpcrdma_xprt *x);
 int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,

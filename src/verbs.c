@@ -174,6 +174,9 @@ static int verbs_errno(void)
  * EINVAL step down through smaller sizes to none.  The caller reads the
  * real grant from re_inline_granted.
  */
+/* siw's vendor id ("bmt"), as its kernel driver reports it. */
+#define SIW_VENDOR_ID 0x626d74
+
 static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	static const uint32_t steps[] = { 256, 128, 80, 64, 32, 0 };
@@ -184,9 +187,13 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	size_t i = 0;
 
 	/* Mapped Sends gather many segments: ask what the device allows. */
+	memset(&da, 0, sizeof(da));
 	if (!ibv_query_device(ep->re_id->verbs, &da) && da.max_sge > 0 &&
 	    (uint32_t)da.max_sge < max_sge)
 		max_sge = (uint32_t)da.max_sge;
+	ep->re_remote_inv_any =
+		ep->re_id->verbs->device->transport_type == IBV_TRANSPORT_IWARP &&
+		da.vendor_id == SIW_VENDOR_ID;
 
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
@@ -237,6 +244,11 @@ const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
 	if (!ep->re_id || !ep->re_id->verbs)
 		return NULL;
 	return ibv_get_device_name(ep->re_id->verbs->device);
+}
+
+bool rpcrdma_ep_remote_inv_any(const struct rpcrdma_ep *ep)
+{
+	return ep->re_remote_inv_any;
 }
 
 static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
@@ -456,9 +468,46 @@ static int rpcrdma_post_recv_here(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep
 	return rpcrdma_vt_rc(ibv_post_recv(ep->re_id->qp, &wr, &bad));
 }
 
+/*
+ * Post wr, with pre's Writes chained in front of it and its opcode made
+ * Send With Invalidate if pre asks: one ibv_post_send either way.
+ */
+static int post_send_pre(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
+			 const struct rpcrdma_send_pre *pre)
+{
+	struct ibv_send_wr wrs[RPCRDMA_SEND_PRE_MAX], *first = wr, *bad;
+	struct ibv_sge sge[RPCRDMA_SEND_PRE_MAX];
+	unsigned int i, n = pre ? pre->sp_nwrites : 0;
+
+	if (n > RPCRDMA_SEND_PRE_MAX)
+		return -EINVAL;
+	if (pre && pre->sp_inv) {
+		wr->opcode = IBV_WR_SEND_WITH_INV;
+		wr->invalidate_rkey = pre->sp_inv_rkey;
+	}
+	if (n) {
+		memset(wrs, 0, sizeof(wrs[0]) * n);
+		for (i = 0; i < n; i++) {
+			sge[i].addr = pre->sp_local[i].sg_addr;
+			sge[i].length = pre->sp_local[i].sg_len;
+			sge[i].lkey = pre->sp_local[i].sg_lkey;
+			wrs[i].wr_id = (uintptr_t)pre->sp_member;
+			wrs[i].sg_list = &sge[i];
+			wrs[i].num_sge = 1;
+			wrs[i].opcode = IBV_WR_RDMA_WRITE;
+			wrs[i].wr.rdma.remote_addr = pre->sp_remote[i].rm_addr;
+			wrs[i].wr.rdma.rkey = pre->sp_remote[i].rm_rkey;
+			wrs[i].next = i + 1 < n ? &wrs[i + 1] : wr;
+		}
+		first = wrs;
+	}
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, first, &bad));
+}
+
 static int rpcrdma_post_send_pullup_here(struct rpcrdma_ep *ep,
 			     struct rpcrdma_sendctx *sc, uint32_t len,
-			     int signaled)
+			     int signaled, const struct rpcrdma_send_pre *pre)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)sc->sc_buf,
@@ -471,10 +520,9 @@ static int rpcrdma_post_send_pullup_here(struct rpcrdma_ep *ep,
 		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-	}, *bad;
+	};
 
-	errno = 0;
-	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, &wr, &bad));
+	return post_send_pre(ep, &wr, pre);
 }
 
 /*
@@ -484,10 +532,11 @@ static int rpcrdma_post_send_pullup_here(struct rpcrdma_ep *ep,
  */
 static int rpcrdma_post_send_sges_here(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 			   const struct rpcrdma_sge *sges, unsigned int n,
-			   int inline_data, int signaled)
+			   int inline_data, int signaled,
+			   const struct rpcrdma_send_pre *pre)
 {
 	struct ibv_sge sge[32];
-	struct ibv_send_wr wr, *bad;
+	struct ibv_send_wr wr;
 	unsigned int i;
 
 	if (n > 32 || n > ep->re_max_send_sge)
@@ -504,8 +553,7 @@ static int rpcrdma_post_send_sges_here(struct rpcrdma_ep *ep, struct rpcrdma_sen
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = (inline_data ? IBV_SEND_INLINE : 0) |
 			(signaled ? IBV_SEND_SIGNALED : 0);
-	errno = 0;
-	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, &wr, &bad));
+	return post_send_pre(ep, &wr, pre);
 }
 
 static int rpcrdma_post_rw_here(struct rpcrdma_ep *ep, int write,
@@ -609,6 +657,11 @@ int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
 		wcs[i].wc_flushed = wc[i].status == IBV_WC_WR_FLUSH_ERR;
 		wcs[i].wc_status = ibv_wc_status_str(wc[i].status);
 		wcs[i].wc_byte_len = wc[i].byte_len;
+		wcs[i].wc_with_inv = wc[i].status == IBV_WC_SUCCESS &&
+				     wc[i].opcode == IBV_WC_RECV &&
+				     (wc[i].wc_flags & IBV_WC_WITH_INV);
+		wcs[i].wc_inv_rkey = wcs[i].wc_with_inv ?
+				     wc[i].invalidated_rkey : 0;
 	}
 	return got;
 }
@@ -729,8 +782,8 @@ RPCRDMA_VT_R1(int, rpcrdma_ep_renew_qp, struct rpcrdma_ep *)
 RPCRDMA_VT_V1(rpcrdma_ep_destroy_qp, struct rpcrdma_ep *)
 RPCRDMA_VT_R1(int, rpcrdma_ep_destroy, struct rpcrdma_ep *)
 RPCRDMA_VT_R2(int, rpcrdma_post_recv, struct rpcrdma_ep *, struct rpcrdma_rep *)
-RPCRDMA_VT_R4(int, rpcrdma_post_send_pullup, struct rpcrdma_ep *, struct rpcrdma_sendctx *, uint32_t, int)
-RPCRDMA_VT_R6(int, rpcrdma_post_send_sges, struct rpcrdma_ep *, struct rpcrdma_sendctx *, const struct rpcrdma_sge *, unsigned int, int, int)
+RPCRDMA_VT_R5(int, rpcrdma_post_send_pullup, struct rpcrdma_ep *, struct rpcrdma_sendctx *, uint32_t, int, const struct rpcrdma_send_pre *)
+RPCRDMA_VT_R7(int, rpcrdma_post_send_sges, struct rpcrdma_ep *, struct rpcrdma_sendctx *, const struct rpcrdma_sge *, unsigned int, int, int, const struct rpcrdma_send_pre *)
 RPCRDMA_VT_R7(int, rpcrdma_post_rw, struct rpcrdma_ep *, int, const struct rpcrdma_sge *, const struct rpcrdma_remote *, unsigned int, struct rpcrdma_cqe *, struct rpcrdma_cqe *)
 RPCRDMA_VT_V3(rpcrdma_dev_rd_limits, struct rpcrdma_ep *, uint32_t *, uint32_t *)
 RPCRDMA_VT_R1(int, rpcrdma_cq_arm, struct rpcrdma_ep *)

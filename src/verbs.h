@@ -9,6 +9,7 @@
 #ifndef RPCRDMA_VERBS_H
 #define RPCRDMA_VERBS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <rdma/rdma_cma.h>
@@ -36,6 +37,10 @@ struct rpcrdma_rep {
 	uint8_t *rr_buf;
 	uint32_t rr_len;	/* bytes received */
 	uint32_t rr_index;
+	/* The Send that filled it invalidated rr_inv_rkey here (Send With
+	 * Invalidate, RFC 8797): the device reported that rkey dead. */
+	int rr_with_inv;
+	uint32_t rr_inv_rkey;
 };
 
 /* One registered send buffer (pull-up target) and its ring slot. */
@@ -105,6 +110,7 @@ struct rpcrdma_ep {
 	uint32_t re_rd_resp;		/* RDMA Reads we accept (server: the
 					 * peer's initiator depth) */
 	struct rpcrdma_ep_attr re_attr;	/* as set up: a new QP gets the same */
+	bool re_remote_inv_any;		/* rpcrdma_ep_remote_inv_any() */
 };
 
 /* A peer's memory, as an RDMA Read or Write addresses it. */
@@ -120,10 +126,36 @@ struct rpcrdma_wc {
 	int wc_flushed;		/* flushed: the QP is going down */
 	const char *wc_status;	/* for messages */
 	uint32_t wc_byte_len;
+	int wc_with_inv;	/* a Receive of a Send With Invalidate */
+	uint32_t wc_inv_rkey;	/* the rkey it invalidated */
+};
+
+/*
+ * What a Send may carry with it in the same ibv_post_send: RDMA Writes
+ * posted in front of it (RC ordering places their data before the Send
+ * arrives; they are unsignaled, each with sp_member as its context, so
+ * they complete only when they fail or are flushed), and Send With
+ * Invalidate of one of the peer's rkeys.
+ */
+#define RPCRDMA_SEND_PRE_MAX 16
+struct rpcrdma_send_pre {
+	const struct rpcrdma_sge *sp_local;
+	const struct rpcrdma_remote *sp_remote;
+	unsigned int sp_nwrites;	/* <= RPCRDMA_SEND_PRE_MAX */
+	struct rpcrdma_cqe *sp_member;
+	int sp_inv;			/* IBV_WR_SEND_WITH_INV */
+	uint32_t sp_inv_rkey;
 };
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
+/*
+ * Whether a peer's Send With Invalidate may name any of our registrations
+ * (ibv_reg_mr ones included): by the verbs rules only windows and
+ * fast-registered MRs may be invalidated remotely, and rxe refuses the
+ * rest (the QP fails); siw invalidates any STag of the PD.
+ */
+bool rpcrdma_ep_remote_inv_any(const struct rpcrdma_ep *ep);
 /* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);
@@ -147,12 +179,14 @@ void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep);
 int rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 
 int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep);
+/* pre: NULL, or what goes with the Send (struct rpcrdma_send_pre). */
 int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
 			     struct rpcrdma_sendctx *sc, uint32_t len,
-			     int signaled);
+			     int signaled, const struct rpcrdma_send_pre *pre);
 int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 			   const struct rpcrdma_sge *sges, unsigned int n,
-			   int inline_data, int signaled);
+			   int inline_data, int signaled,
+			   const struct rpcrdma_send_pre *pre);
 uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep);
 /*
  * Post n RDMA Reads (write 0: remote into local) or Writes (local into

@@ -202,10 +202,14 @@ struct rpcrdma_stats {
 	/* Calls at the limits (appended). */
 	uint64_t rs_calls_refused;	/* client: calls failed before any Send (also in rs_calls) */
 	uint64_t rs_reply_too_large;	/* client: ERR_CHUNK taken as a Reply larger than offered */
+	/* Send With Invalidate, RFC 8797 (appended). */
+	uint64_t rs_remote_inv_sends;	/* server: Replies sent With Invalidate of the Call's one rkey */
+	uint64_t rs_remote_invs;	/* client: Replies whose Send invalidated one of the call's
+					 * rkeys (a window's own invalidation skipped) */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \
-	(offsetof(struct rpcrdma_stats, rs_reply_too_large) + sizeof(uint64_t))
+	(offsetof(struct rpcrdma_stats, rs_remote_invs) + sizeof(uint64_t))
 #ifdef __cplusplus	/* no brace form without -Wmissing-field-initializers */
 static inline struct rpcrdma_stats rpcrdma_stats_init_(void)
 {

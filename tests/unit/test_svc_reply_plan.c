@@ -2,7 +2,8 @@
  * Unit test: the server's verdict on a Reply (svc_reply_plan.c): inline
  * when it fits a Send, its large opaques into the Call's Write chunks when
  * offered (the rest inline, their roundup nowhere), the Reply chunk when
- * too large to Send, ERR_CHUNK when nothing the Call offered can take it.
+ * too large to Send, ERR_CHUNK when nothing the Call offered can take it;
+ * and the one rkey a Reply may invalidate (RFC 8797).
  */
 #include "config.h"
 #include <check.h>
@@ -216,6 +217,42 @@ START_TEST(too_large_to_send)
 }
 END_TEST
 
+/* Send With Invalidate: exactly one distinct rkey over the Call's read
+ * list, Write list and Reply chunk, or none at all. */
+START_TEST(inv_rkey)
+{
+	struct rpcrdma_hdr c;
+	uint32_t rkey = 0xdead;
+
+	memset(&c, 0, sizeof(c));
+	ck_assert(!svc_rdma_inv_rkey(&c, &rkey));	/* no chunks */
+	c.hd_has_reply = true;
+	c.hd_reply.rc_nsegs = 2;
+	c.hd_reply.rc_segs[0].se_handle = 7;
+	c.hd_reply.rc_segs[1].se_handle = 7;
+	ck_assert(svc_rdma_inv_rkey(&c, &rkey));
+	ck_assert_uint_eq(rkey, 7);
+	c.hd_nwrites = 1;				/* a second rkey */
+	c.hd_writes[0].rc_nsegs = 1;
+	c.hd_writes[0].rc_segs[0].se_handle = 9;
+	ck_assert(!svc_rdma_inv_rkey(&c, &rkey));
+	c.hd_writes[0].rc_segs[0].se_handle = 7;	/* the same one */
+	ck_assert(svc_rdma_inv_rkey(&c, &rkey));
+	c.hd_nreads = 1;				/* a Read segment's */
+	c.hd_reads[0].rd_seg.se_handle = 8;
+	ck_assert(!svc_rdma_inv_rkey(&c, &rkey));
+	c.hd_has_reply = false;
+	c.hd_nwrites = 0;
+	ck_assert(svc_rdma_inv_rkey(&c, &rkey));
+	ck_assert_uint_eq(rkey, 8);
+	/* rkey 0 is an rkey like any other. */
+	c.hd_reads[0].rd_seg.se_handle = 0;
+	ck_assert(svc_rdma_inv_rkey(&c, &rkey));
+	ck_assert_uint_eq(rkey, 0);
+}
+END_TEST
+
+
 int main(void)
 {
 	Suite *s = suite_create("svc_reply_plan");
@@ -228,6 +265,7 @@ int main(void)
 	tcase_add_test(tc, direct_refused);
 	tcase_add_test(tc, plan_writes);
 	tcase_add_test(tc, too_large_to_send);
+	tcase_add_test(tc, inv_rkey);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
