@@ -258,7 +258,7 @@ bad:
 	return -EBADMSG;
 }
 
-bool rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey)
+int rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey)
 {
 	unsigned int i;
 
@@ -267,12 +267,12 @@ bool rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey)
 		qc->qc_mw.mw_bound = 0;
 		RPCRDMA_DBG("client: window %p invalidated by the server, "
 			    "rkey %#x", (void *)&qc->qc_mw, rkey);
-		return true;
+		return 2;
 	}
 	for (i = 0; i < qc->qc_regs.rg_n; i++)
 		if (rpcrdma_mr_rkey(qc->qc_regs.rg_mr[i]) == rkey)
-			return true;
-	return false;
+			return 1;
+	return 0;
 }
 
 /*

@@ -99,13 +99,13 @@ unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
 				  bool can_post);
 
 /*
- * A Reply's Send invalidated rkey here (Send With Invalidate): true if it
- * is one of this call's.  Its window is then unbound without a work
- * request (rpcrdma_clnt_release skips it); a per-RPC MR is still
- * deregistered, which frees it.  Any other rkey changes nothing: each of
- * this call's is still revoked by the client itself.
+ * A Reply's Send invalidated rkey here (Send With Invalidate): 0 if it is
+ * none of this call's (nothing changes: each of this call's rkeys is still
+ * revoked by the client itself); 1 if it is one of its per-RPC MRs (still
+ * deregistered by rpcrdma_clnt_release, which frees it); 2 if it is its
+ * window, now unbound with no work request (revoked: count it as such).
  */
-bool rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey);
+int rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey);
 
 /* Set up the slot's window now (the connection probes with it): 0 or
  * -EOPNOTSUPP.  And undo it, before the endpoint goes. */

@@ -45,9 +45,15 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	     cr_slot_find(cr, h.hd_xid) : NULL;
 	/* The Send invalidated one rkey (RFC 8797): the device says it is
 	 * dead.  Only this call's own is taken as such (clnt_chunks.c). */
-	if (rq && rep->rr_with_inv &&
-	    rpcrdma_clnt_remote_inv(&rq->rq_ch, rep->rr_inv_rkey))
-		cr->cr_x.rx_stats.rs_remote_invs++;
+	if (rq && rep->rr_with_inv) {
+		int how = rpcrdma_clnt_remote_inv(&rq->rq_ch, rep->rr_inv_rkey);
+
+		cr->cr_x.rx_stats.rs_remote_invs += how != 0;
+		if (how == 2) {		/* its window: revoked, by the server */
+			cr->cr_x.rx_stats.rs_chunk_deregs++;
+			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, 1);
+		}
+	}
 	if (rc == 0 && h.hd_proc == RPCRDMA_ERROR && rq) {
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {

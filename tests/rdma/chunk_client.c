@@ -422,7 +422,8 @@ int main(int argc, char **argv)
 	printf("chunk_client: read_chunk_calls %llu read_chunk_bytes %llu "
 	       "long_calls %llu long_call_bytes %llu reply_chunks %llu "
 	       "reply_chunk_replies %llu reply_chunk_bytes %llu write_chunks %llu "
-	       "write_chunk_bytes %llu unused %llu regs %llu deregs %llu\n",
+	       "write_chunk_bytes %llu unused %llu regs %llu deregs %llu "
+	       "remote_invs %llu\n",
 	       (unsigned long long)s.rs_read_chunk_calls,
 	       (unsigned long long)s.rs_read_chunk_bytes,
 	       (unsigned long long)s.rs_long_calls,
@@ -434,7 +435,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)s.rs_write_chunk_bytes,
 	       (unsigned long long)s.rs_write_chunks_unused,
 	       (unsigned long long)s.rs_chunk_regs,
-	       (unsigned long long)s.rs_chunk_deregs);
+	       (unsigned long long)s.rs_chunk_deregs,
+	       (unsigned long long)s.rs_remote_invs);
 	/* Every size is over the inline threshold: each Call used chunks. */
 	switch (o.ro_call_chunks) {
 	case RPCRDMA_CALL_CHUNKS_LONG:

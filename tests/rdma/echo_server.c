@@ -640,6 +640,12 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_drc_misses,
 		       (unsigned long long)st.rs_drc_inprog_drops,
 		       (unsigned long long)st.rs_drc_evictions);
+	if (svc_rdma_get_stats(listener, &st) == 0)
+		printf("server: remote_inv_sends %llu write_chunks %llu "
+		       "reply_chunk_replies %llu\n",
+		       (unsigned long long)st.rs_remote_inv_sends,
+		       (unsigned long long)st.rs_write_chunks,
+		       (unsigned long long)st.rs_reply_chunk_replies);
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))

@@ -145,6 +145,11 @@ nfs3_case() {
 	     END { exit !(v["read_chunk_calls"] > 0 && v["write_chunks"] > 0 &&
 			  v["reply_chunk_replies"] > 0) }' "$n3log"
 	n3_ok "server used Read, Write and Reply chunks (after its restart)" $?
+	# The kernel client takes Send With Invalidate (RFC 8797): Replies to
+	# Calls with one rkey invalidated it, and the mount kept working.
+	awk '/^server: rdma/ { for (i = 2; i < NF; i++) v[$i] = $(i + 1) }
+	     END { exit !(v["remote_inv_sends"] > 0) }' "$n3log"
+	n3_ok "server replied With Invalidate (after its restart)" $?
 	grep '^server:' "$n3log" | sed 's/^/# /'
 	n3_end
 }

@@ -677,7 +677,7 @@ static void print_stats(void)
 	       "read_chunk_calls %llu read_chunk_bytes %llu long_calls %llu "
 	       "write_chunks %llu write_chunk_bytes %llu "
 	       "reply_chunk_replies %llu reply_chunk_bytes %llu "
-	       "conns_accepted %llu conns_lost %llu\n",
+	       "conns_accepted %llu conns_lost %llu remote_inv_sends %llu\n",
 	       (unsigned long long)s.rs_calls, (unsigned long long)s.rs_replies,
 	       (unsigned long long)s.rs_bad_calls,
 	       (unsigned long long)s.rs_read_chunk_calls,
@@ -688,7 +688,8 @@ static void print_stats(void)
 	       (unsigned long long)s.rs_reply_chunk_replies,
 	       (unsigned long long)s.rs_reply_chunk_bytes,
 	       (unsigned long long)s.rs_conns_accepted,
-	       (unsigned long long)s.rs_conns_lost);
+	       (unsigned long long)s.rs_conns_lost,
+	       (unsigned long long)s.rs_remote_inv_sends);
 }
 
 int main(int argc, char **argv)

@@ -583,7 +583,7 @@ static const struct { const char *name; size_t off; } total_fields[] = {
 	TOTAL(rs_write_chunks), TOTAL(rs_chunk_regs), TOTAL(rs_chunk_deregs),
 	TOTAL(rs_err_chunk), TOTAL(rs_reply_chunk_retries),
 	TOTAL(rs_reconnects), TOTAL(rs_reconnect_failures),
-	TOTAL(rs_retransmits),
+	TOTAL(rs_retransmits), TOTAL(rs_remote_invs),
 };
 #define NTOTALS (sizeof(total_fields) / sizeof(total_fields[0]))
 static uint64_t totals[NTOTALS];
