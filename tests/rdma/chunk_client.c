@@ -19,6 +19,10 @@
  * -m alone, against echo_server -m 196608: Calls and Replies over the
  * connection's max_conn_memory fail with ERR_CHUNK, the others work.
  * -g: the connection must be refused (its rings exceed max_conn_memory).
+ * -V 31|30: the peer answers a Reply-chunk call With Invalidate of its
+ * rkey (31), or of another rkey (30, hostile); the call succeeds, counted
+ * in rs_remote_invs only for 31, every registration revoked either way;
+ * then the stale-rkey check as -R (the rkey must be dead).
  */
 #include "config.h"
 #include <errno.h>
@@ -342,7 +346,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	struct worker *w;
 	unsigned threads = 4, i, calls;
-	int c, hostile_test = 0, stale = 0, learning = -1, words_test = 0;
+	int c, hostile_test = 0, stale = 0, swi = 0, learning = -1, words_test = 0;
 	int abandon = 0, conn_memory = 0, refused = 0;
 	unsigned limit = 0;
 	uint64_t bytes = 0;
@@ -352,7 +356,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRL:wAM:F:mgS:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRV:L:wAM:F:mgS:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -363,6 +367,7 @@ int main(int argc, char **argv)
 		case 'z': zero_copy = 1; break;
 		case 'H': hostile_test = 1; break;
 		case 'R': stale = 1; break;
+		case 'V': swi = atoi(optarg); stale = 1; break;
 		case 'L': learning = !strcmp(optarg, "cheap"); break;
 		case 'w': words_test = 1; break;
 		case 'A': abandon = 1; break;
@@ -568,12 +573,27 @@ int main(int argc, char **argv)
 		char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 		struct rpcrdma_stats s0 = stats(cl);
 
+		if (swi)
+			command(cl, (unsigned)swi);
 		/* This RPC's Reply chunk is written (so its rkey worked) ... */
 		if (!in || !out || echo(cl, in, out, 100, 1, 0, 1) != RPC_SUCCESS)
 			die("the last echo failed");
 		s = stats(cl);
 		if (s.rs_reply_chunk_replies != s0.rs_reply_chunk_replies + 1)
 			die("the last echo did not use its Reply chunk");
+		/* Send With Invalidate: its own rkey counted, another not;
+		 * either way each registration of the call is revoked. */
+		printf("chunk_client: remote_invs +%llu regs %llu deregs %llu\n",
+		       (unsigned long long)(s.rs_remote_invs - s0.rs_remote_invs),
+		       (unsigned long long)s.rs_chunk_regs,
+		       (unsigned long long)s.rs_chunk_deregs);
+		if (swi && s.rs_remote_invs - s0.rs_remote_invs != (swi == 31))
+			die("Send With Invalidate %d: remote_invs +%llu", swi,
+			    (unsigned long long)(s.rs_remote_invs - s0.rs_remote_invs));
+		if (s.rs_chunk_regs != s.rs_chunk_deregs)
+			die("registrations %llu, revoked %llu",
+			    (unsigned long long)s.rs_chunk_regs,
+			    (unsigned long long)s.rs_chunk_deregs);
 		/* ... and once it is over, a write with that rkey must fail:
 		 * the peer reports, and the connection dies with it. */
 		if (echo_sleep_1(&(unsigned){ 1 }, NULL, cl) == RPC_SUCCESS)

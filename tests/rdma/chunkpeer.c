@@ -18,6 +18,11 @@
  *               client times out and abandons it);
  *   n = 21      an RDMA Read with that abandoned Call's Read chunk rkey,
  *               which must fail: exit 0 if it did, 1 if not.
+ *   n = 30, 31  the next ECHO_BYTES Reply in a Reply chunk goes as Send
+ *               With Invalidate (RFC 8797): 31 of its Reply chunk's rkey,
+ *               30 of that rkey with another key byte (a hostile rkey:
+ *               siw invalidates by the STag's index alone and reports the
+ *               rkey named, not the client's).
  * An ECHO_BYTES result under 1 KiB is sent inline even when a Write
  * chunk is offered, which goes back unused (length 0), as RFC 8166
  * allows.  ECHO_SHUTDOWN answers and exits 0.  Headers come from the library's
@@ -98,13 +103,31 @@ static void rdma_write_from(const uint8_t *src, uint32_t len,
 		die("RDMA Write of %u bytes: %s", len, ibv_wc_status_str(st));
 }
 
+static int cp_inv;			/* the next Send invalidates cp_inv_rkey */
+static uint32_t cp_inv_rkey;
+
 static void send_raw(const uint8_t *buf, size_t len)
 {
 	enum ibv_wc_status st;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
 
 	memcpy(cp_sbuf, buf, len);
-	if (rdma_post_send(cp_id, NULL, cp_sbuf, len, cp_smr, 0))
-		die("rdma_post_send: %s", strerror(errno));
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)cp_sbuf;
+	sge.length = (uint32_t)len;
+	sge.lkey = cp_smr->lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = cp_inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
+	wr.invalidate_rkey = cp_inv_rkey;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (cp_inv)
+		printf("# Send With Invalidate of rkey %#x\n", cp_inv_rkey);
+	cp_inv = 0;
+	errno = 0;
+	if (ibv_post_send(cp_id->qp, &wr, &bad))
+		die("ibv_post_send: %s", strerror(errno));
 	st = sq_wait("Send");
 	if (st != IBV_WC_SUCCESS)
 		die("Send: %s", ibv_wc_status_str(st));
@@ -347,6 +370,11 @@ static int serve(const struct rpcrdma_hdr *h, uint32_t clen)
 			rh.hd_reply.rc_segs[0].se_handle ^= 0x80;
 		cp_prev_reply = h->hd_reply.rc_segs[0];
 		cp_have_prev = 1;
+		if (proc == 1 && (cp_mode == 30 || cp_mode == 31)) {
+			cp_inv = 1;
+			cp_inv_rkey = h->hd_reply.rc_segs[0].se_handle ^
+				      (cp_mode == 30 ? 0x80u : 0);
+		}
 	}
 	if (proc == 1)
 		cp_mode = 0;

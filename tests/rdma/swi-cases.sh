@@ -38,3 +38,21 @@ swi_case() {
 	fi
 }
 swi_case
+
+# The client against a raw responder (chunkpeer) that sends its Reply With
+# Invalidate whether asked or not: of the call's own Reply-chunk rkey
+# (rxe: a memory window, whose invalidation the client then skips; siw: a
+# per-RPC MR, still deregistered), and, hostile, of an rkey that is not the
+# call's (siw invalidates by the STag's index and reports the rkey named:
+# the client must not take it for its own).  Each then checks the call's
+# rkey is dead (an RDMA Write with it must fail).  rxe refuses a Send With
+# Invalidate of an rkey it cannot invalidate outright (the connection
+# fails, no Reply), so the hostile case is siw's.
+pair swi-own-rkey \
+	"$b/tests/rdma/chunkpeer -a $srv" \
+	"$b/tests/rdma/chunk_client -V 31 -a $srv -b $cli -t 1"
+if [ "$kind" = siw ]; then
+	pair swi-hostile-rkey \
+		"$b/tests/rdma/chunkpeer -a $srv" \
+		"$b/tests/rdma/chunk_client -V 30 -a $srv -b $cli -t 1"
+fi
