@@ -418,6 +418,9 @@ static int reply_post(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		pre->sp_local = ch->rc_local;
 		pre->sp_remote = ch->rc_remote;
 		pre->sp_nwrites = ch->rc_n;
+		/* A Write that fails completes into the slot's chain
+		 * context, as one of a Read/Write chain's would. */
+		c->cn_rw[ct->ct_slot].rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
 		pre->sp_member = &c->cn_rw[ct->ct_slot].rw_member;
 		/* The results were copied into the chain's buffer: the
 		 * program's release needs no wait for this Send. */
