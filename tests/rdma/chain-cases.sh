@@ -78,6 +78,9 @@ for mode in "" "-j 4"; do
 	# down (rxe), or, siw, may leave the peer unanswered (the peer's
 	# TERMINATE): either way the server stays up and serves others.
 	chain_case chain-reply2$t "$mode" "-m reply2" "torn down\\|silent"
+	# The same for a Write chunk (direct placement): the failing Write
+	# is the first of a chain posted with the Reply's Send (one post).
+	chain_case chain-write2$t "$mode" "-m write2" "torn down\\|silent"
 	chain_case chain-read2$t "$mode" "-m read2 -R 4 -I 4" "torn down\\|silent"
 	# Dying clients: their chains must fail by completion (the path that
 	# crashed), not by the stall budget, whose teardown would refuse the

@@ -7,6 +7,9 @@
  *
  *   -m reply2   ECHO_BYTES whose Reply goes into a two-segment Reply
  *               chunk, the first segment with a bogus rkey
+ *   -m write2   ECHO_BYTES whose result goes into a two-segment Write
+ *               chunk, the first segment with a bogus rkey (the server
+ *               chains both Writes in front of its Reply's Send)
  *   -m read2    RDMA_NOMSG Call in two position-zero Read segments, the
  *               first with a bogus rkey (connect with -I/-R >= 2)
  *   -m kill     -n times: a child connects, sends a 1 MiB Long Call (16
@@ -20,7 +23,7 @@
  * end with ECHO_SHUTDOWN (the server's counters are then ours alone).
  * Prints "chainpeer: torn down" when the server ended our connection,
  * "chainpeer: served" / "chainpeer: err_chunk" for an answer.  Exit 0 if
- * the mode's expectation held (reply2/read2: torn down or silent, never
+ * the mode's expectation held (reply2/write2/read2: torn down or silent, never
  * answered as if the chunk had worked; depth: served and verified; nodepth:
  * ERR_CHUNK then a NULL Call served; kill/disconnect: every child did
  * what it was told).  Test code.
@@ -280,6 +283,38 @@ static const char *run_reply2(void)
 	return outcome_within(x, &got, CP_SILENT_MS);
 }
 
+/* (a') The same echo with its 6000-byte result offered a Write chunk of
+ * two 4 KiB segments, the first with a bogus rkey: the server places the
+ * result there (direct placement), its Writes chained before its Send. */
+static const char *run_write2(void)
+{
+	struct rpcrdma_hdr h;
+	struct msg m, got;
+	uint32_t x = ++xid, n = 6000;
+
+	memset(rd, 0x42, n);
+	hdr_init(&h, x, RPCRDMA_MSG);
+	h.hd_nreads = 1;
+	h.hd_reads[0].rd_position = 44;
+	h.hd_reads[0].rd_seg.se_handle = rdmr->rkey;
+	h.hd_reads[0].rd_seg.se_length = n;
+	h.hd_reads[0].rd_seg.se_offset = (uintptr_t)rd;
+	h.hd_nwrites = 1;
+	h.hd_writes[0].rc_nsegs = 2;
+	h.hd_writes[0].rc_segs[0].se_handle = bogus_rkey();
+	h.hd_writes[0].rc_segs[0].se_length = 4096;
+	h.hd_writes[0].rc_segs[0].se_offset = (uintptr_t)wr;
+	h.hd_writes[0].rc_segs[1].se_handle = wrmr->rkey;
+	h.hd_writes[0].rc_segs[1].se_length = 4096;
+	h.hd_writes[0].rc_segs[1].se_offset = (uintptr_t)wr + 4096;
+	m.m_len = 0;
+	put_hdr(&m, &h);
+	put_call(&m, x, ECHO_BYTES);
+	put32(&m, n);
+	send_msg(&m);
+	return outcome_within(x, &got, CP_SILENT_MS);
+}
+
 /* (b) RDMA_NOMSG: a NULL Call in two position-zero Read segments, the
  * first (its first 20 bytes) with a bogus rkey. */
 static const char *run_read2(void)
@@ -461,6 +496,9 @@ int main(int argc, char **argv)
 		die("a NULL Call was not served after connecting");
 	if (!strcmp(mode, "reply2")) {
 		o = run_reply2();
+		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
+	} else if (!strcmp(mode, "write2")) {
+		o = run_write2();
 		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
 	} else if (!strcmp(mode, "read2")) {
 		o = run_read2();
