@@ -95,7 +95,7 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
  * The RDMA Writes that put the bytes of b from off on into the segments
  * of written (lengths as filled by rpcrdma_fill_chunk), in order, at
  * local/remote from index *n on (at most max in all): 0, or -E2BIG (they
- * do not fit; *n unchanged).  *bytes grows by what they move.
+ * do not fit; *n and *bytes unchanged).  *bytes grows by what they move.
  */
 int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 			  const struct rpcrdma_chunk *written,
@@ -103,6 +103,7 @@ int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 			  unsigned int *n, unsigned int max, uint64_t *bytes)
 {
 	unsigned int i, k = *n;
+	uint64_t moved = 0;
 
 	for (i = 0; i < written->rc_nsegs; i++) {
 		const struct rpcrdma_segment *s = &written->rc_segs[i];
@@ -117,10 +118,11 @@ int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 		rem[k].rm_addr = s->se_offset;
 		rem[k].rm_rkey = s->se_handle;
 		off += s->se_length;
-		*bytes += s->se_length;
+		moved += s->se_length;
 		k++;
 	}
 	*n = k;
+	*bytes += moved;
 	return 0;
 }
 
