@@ -81,6 +81,10 @@ for mode in "" "-j 4"; do
 	# The same for a Write chunk (direct placement): the failing Write
 	# is the first of a chain posted with the Reply's Send (one post).
 	chain_case chain-write2$t "$mode" "-m write2" "torn down\\|silent"
+	# A peer that says it takes Send With Invalidate and offers one bogus
+	# rkey: the Reply invalidates it, the peer's device refuses, only
+	# that connection goes.
+	chain_case chain-badinv$t "$mode" "-m badinv" "torn down\\|silent"
 	chain_case chain-read2$t "$mode" "-m read2 -R 4 -I 4" "torn down\\|silent"
 	# Dying clients: their chains must fail by completion (the path that
 	# crashed), not by the stall budget, whose teardown would refuse the

@@ -10,6 +10,10 @@
  *   -m write2   ECHO_BYTES whose result goes into a two-segment Write
  *               chunk, the first segment with a bogus rkey (the server
  *               chains both Writes in front of its Reply's Send)
+ *   -m badinv   connects saying it takes Send With Invalidate (RFC 8797),
+ *               then sends a NULL Call offering a Reply chunk with a
+ *               bogus rkey: the server's Reply invalidates that rkey, which
+ *               our device refuses (the connection goes)
  *   -m read2    RDMA_NOMSG Call in two position-zero Read segments, the
  *               first with a bogus rkey (connect with -I/-R >= 2)
  *   -m kill     -n times: a child connects, sends a 1 MiB Long Call (16
@@ -23,7 +27,7 @@
  * end with ECHO_SHUTDOWN (the server's counters are then ours alone).
  * Prints "chainpeer: torn down" when the server ended our connection,
  * "chainpeer: served" / "chainpeer: err_chunk" for an answer.  Exit 0 if
- * the mode's expectation held (reply2/write2/read2: torn down or silent, never
+ * the mode's expectation held (reply2/write2/badinv/read2: torn down or silent, never
  * answered as if the chunk had worked; depth: served and verified; nodepth:
  * ERR_CHUNK then a NULL Call served; kill/disconnect: every child did
  * what it was told).  Test code.
@@ -103,6 +107,8 @@ static void hdr_init(struct rpcrdma_hdr *h, uint32_t x, uint32_t proc)
 	h->hd_proc = proc;
 }
 
+static int cp_swi;			/* -m badinv: we take Send With Invalidate */
+
 /* A steering tag none of our registrations has. */
 static uint32_t bogus_rkey(void)
 {
@@ -162,7 +168,7 @@ static void connect_server(const char *addr, const char *port, const char *src,
 
 	memcpy(pdata, &magic, 4);
 	pdata[4] = RPCRDMA_CM_VERSION;
-	pdata[5] = 0;
+	pdata[5] = cp_swi ? RPCRDMA_CM_F_REMOTE_INV : 0;
 	pdata[6] = CP_BUF / 1024 - 1;
 	pdata[7] = CP_BUF / 1024 - 1;
 	for (;;) {
@@ -279,6 +285,27 @@ static const char *run_reply2(void)
 	put_hdr(&m, &h);
 	put_call(&m, x, ECHO_BYTES);
 	put32(&m, n);
+	send_msg(&m);
+	return outcome_within(x, &got, CP_SILENT_MS);
+}
+
+/* (a'') A NULL Call whose one rkey, a Reply chunk's, is bogus, on a
+ * connection that said it takes Send With Invalidate. */
+static const char *run_badinv(void)
+{
+	struct rpcrdma_hdr h;
+	struct msg m, got;
+	uint32_t x = ++xid;
+
+	hdr_init(&h, x, RPCRDMA_MSG);
+	h.hd_has_reply = true;
+	h.hd_reply.rc_nsegs = 1;
+	h.hd_reply.rc_segs[0].se_handle = bogus_rkey();
+	h.hd_reply.rc_segs[0].se_length = 4096;
+	h.hd_reply.rc_segs[0].se_offset = (uintptr_t)wr;
+	m.m_len = 0;
+	put_hdr(&m, &h);
+	put_call(&m, x, ECHO_NULL);
 	send_msg(&m);
 	return outcome_within(x, &got, CP_SILENT_MS);
 }
@@ -491,11 +518,15 @@ int main(int argc, char **argv)
 		return ok ? 0 : 1;
 	}
 
+	cp_swi = !strcmp(mode, "badinv");
 	connect_server(addr, port, src, resp, init, timeout);
 	if (!null_served())
 		die("a NULL Call was not served after connecting");
 	if (!strcmp(mode, "reply2")) {
 		o = run_reply2();
+		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
+	} else if (!strcmp(mode, "badinv")) {
+		o = run_badinv();
 		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
 	} else if (!strcmp(mode, "write2")) {
 		o = run_write2();
