@@ -401,7 +401,7 @@ static int reply_post(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	const struct rpcrdma_release *rel;
 	struct rpcrdma_release chain_rel = { 0, chain_release, ch };
 	struct timespec deadline;
-	uint64_t seq = 0;
+	uint64_t seq = 0, bytes;
 	int rc = 0, queued = 0;
 
 	rel = ct->ct_rel.rl_fn ? &ct->ct_rel : NULL;
@@ -429,9 +429,11 @@ static int reply_post(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		free(ch);
 		ch = NULL;
 	}
+	/* Once queued, the chain is the reaper's (it may be freed at once). */
+	bytes = ch ? ch->rc_bytes : 0;
 	rc = conn_send_bounded(c, hdr, hdrlen, body, rel, pre, &seq,
 			       ch ? &queued : &ct->ct_rel_queued);
-	svc_rdma_stall_deadline(c, ch ? ch->rc_bytes : 0, &deadline);
+	svc_rdma_stall_deadline(c, bytes, &deadline);
 	/* Torn down if it stalls; a chain's Writes may then still land. */
 	if (!rc && rpcrdma_xprt_wait_send(x, seq, &deadline) == -ETIMEDOUT) {
 		svc_rdma_conn_stalled(c, ch ? "a Reply's RDMA Writes" :
