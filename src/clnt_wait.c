@@ -44,8 +44,9 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
 	     cr_slot_find(cr, h.hd_xid) : NULL;
 	/* The Send invalidated one rkey (RFC 8797): the device says it is
-	 * dead.  Only this call's own is taken as such (clnt_chunks.c). */
-	if (rq && rep->rr_with_inv) {
+	 * dead.  Only this call's own is taken as such (clnt_chunks.c), and
+	 * only while its caller waits (its chunks are not being released). */
+	if (rq && rep->rr_with_inv && rq->rq_state == RQ_SENT) {
 		int how = rpcrdma_clnt_remote_inv(&rq->rq_ch, rep->rr_inv_rkey);
 
 		cr->cr_x.rx_stats.rs_remote_invs += how != 0;
