@@ -146,10 +146,12 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 		    cr->cr_reqs[0].rq_ch.qc_mw_allowed ? "memory windows" :
 		    "per-RPC MRs");
 connect:
-	/* RFC 8797: the server may invalidate the one rkey of a Call with
-	 * its Reply only where every handle we offer can be (per-RPC MRs
-	 * are ours on every device; windows only the Reply chunk's). */
-	x->rx_remote_inv = rpcrdma_ep_remote_inv_any(&x->rx_ep);
+	/* RFC 8797: we never ask for Send With Invalidate.  Our rkeys are
+	 * windows (rxe) or MRs from ibv_reg_mr; rxe and siw both fail the
+	 * connection when a peer invalidates such an MR, and siw's provider
+	 * never reports IBV_WC_WITH_INV, so nothing would be saved.  A Reply
+	 * that invalidates anyway is handled (clnt_wait.c). */
+	x->rx_remote_inv = false;
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (rc < 0)
 		return rc;

@@ -27,6 +27,45 @@ static int refused_err(const struct rpcrdma_req_chunks *ch,
 }
 
 /*
+ * The Reply's Send invalidated rkey (RFC 8797): the device says it is dead,
+ * whatever the server was asked.  Its own call's is counted (clnt_chunks.c);
+ * a window of another call in flight is taken as revoked too, uncounted
+ * there, since invalidating a dead window again is what a window must never
+ * see (rxe's kernel driver dereferences NULL on it).  Only slots no caller
+ * is releasing are looked at: RQ_SENT and RQ_ABANDONED.  Lock held.
+ */
+static void remote_inv(struct clnt_rdma *cr, struct rpcrdma_req *rq,
+		       uint32_t rkey)
+{
+	struct rpcrdma_stats *st = &cr->cr_x.rx_stats;
+	uint32_t i;
+	int how;
+
+	if (rq && rq->rq_state == RQ_SENT) {
+		how = rpcrdma_clnt_remote_inv(&rq->rq_ch, rkey);
+		st->rs_remote_invs += how != 0;
+		if (how == 2) {		/* its window: revoked, by the server */
+			st->rs_chunk_deregs++;
+			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, 1);
+		}
+		if (how)
+			return;
+	}
+	for (i = 0; i < cr->cr_nslots; i++) {
+		struct rpcrdma_req *o = &cr->cr_reqs[i];
+
+		if ((o->rq_state != RQ_SENT && o->rq_state != RQ_ABANDONED) ||
+		    !o->rq_ch.qc_mw_bound || o->rq_ch.qc_mw.mw_rkey != rkey)
+			continue;
+		if (rpcrdma_clnt_remote_inv(&o->rq_ch, rkey) == 2)
+			st->rs_chunk_deregs++;
+		RPCRDMA_DBG("client: the Reply to xid %#x invalidated the "
+			    "window of xid %#x", rq ? rq->rq_xid : 0, o->rq_xid);
+		return;
+	}
+}
+
+/*
  * A Reply arrived.  The grant it carries takes effect at once (0 counts as
  * 1, and never more than we asked for); then the Reply goes to its call,
  * or back to the receive queue if nobody waits for it.  Lock held.
@@ -43,18 +82,8 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		    rep->rr_len, rc, h.hd_xid, h.hd_proc);
 	rq = (rc == 0 || rc == -EBADMSG || rc == -EPROTONOSUPPORT) ?
 	     cr_slot_find(cr, h.hd_xid) : NULL;
-	/* The Send invalidated one rkey (RFC 8797): the device says it is
-	 * dead.  Only this call's own is taken as such (clnt_chunks.c), and
-	 * only while its caller waits (its chunks are not being released). */
-	if (rq && rep->rr_with_inv && rq->rq_state == RQ_SENT) {
-		int how = rpcrdma_clnt_remote_inv(&rq->rq_ch, rep->rr_inv_rkey);
-
-		cr->cr_x.rx_stats.rs_remote_invs += how != 0;
-		if (how == 2) {		/* its window: revoked, by the server */
-			cr->cr_x.rx_stats.rs_chunk_deregs++;
-			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, 1);
-		}
-	}
+	if (rep->rr_with_inv)
+		remote_inv(cr, rq, rep->rr_inv_rkey);
 	if (rc == 0 && h.hd_proc == RPCRDMA_ERROR && rq) {
 		/* The server refused our Call; no Reply is coming. */
 		if (rq->rq_state == RQ_SENT) {

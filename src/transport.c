@@ -517,6 +517,10 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 	pthread_mutex_lock(&x->rx_lock);
 	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	send_limits(x, &sl);
+	/* Why no inline Send With Invalidate: siw's provider refuses it
+	 * (EINVAL at post time); the payload goes by pull-up or mapped. */
+	if (pre && pre->sp_inv)
+		sl.sl_max_inline = 0;
 	/* Any memory can be registered when needed (counted). */
 	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, true, &ms);
 	rc = rpcrdma_choose(&ms, &sl, forced, &ch);

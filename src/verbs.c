@@ -174,8 +174,16 @@ static int verbs_errno(void)
  * EINVAL step down through smaller sizes to none.  The caller reads the
  * real grant from re_inline_granted.
  */
-/* siw's vendor id ("bmt"), as its kernel driver reports it. */
-#define SIW_VENDOR_ID 0x626d74
+/* rxe's vendor id, as its kernel driver reports it. */
+#define RXE_VENDOR_ID 0xffffff
+
+/*
+ * Why a second bit: rxe writes the kernel's IB_WC_WITH_INVALIDATE (bit 2)
+ * into the user CQ untranslated, where libibverbs reads bit 2 as
+ * IBV_WC_IP_CSUM_OK; a Receive on an RC QP carries no checksum flag, so on
+ * rxe bit 2 means the Send invalidated an rkey.
+ */
+#define RXE_WC_WITH_INV (1u << 2)
 
 static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
@@ -191,9 +199,10 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	if (!ibv_query_device(ep->re_id->verbs, &da) && da.max_sge > 0 &&
 	    (uint32_t)da.max_sge < max_sge)
 		max_sge = (uint32_t)da.max_sge;
-	ep->re_remote_inv_any =
-		ep->re_id->verbs->device->transport_type == IBV_TRANSPORT_IWARP &&
-		da.vendor_id == SIW_VENDOR_ID;
+	ep->re_wc_inv_flags = IBV_WC_WITH_INV;
+	if (ep->re_id->verbs->device->transport_type == IBV_TRANSPORT_IB &&
+	    da.vendor_id == RXE_VENDOR_ID)
+		ep->re_wc_inv_flags |= RXE_WC_WITH_INV;
 
 	for (;;) {
 		memset(&attr, 0, sizeof(attr));
@@ -244,11 +253,6 @@ const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
 	if (!ep->re_id || !ep->re_id->verbs)
 		return NULL;
 	return ibv_get_device_name(ep->re_id->verbs->device);
-}
-
-bool rpcrdma_ep_remote_inv_any(const struct rpcrdma_ep *ep)
-{
-	return ep->re_remote_inv_any;
 }
 
 static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
@@ -659,7 +663,7 @@ int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
 		wcs[i].wc_byte_len = wc[i].byte_len;
 		wcs[i].wc_with_inv = wc[i].status == IBV_WC_SUCCESS &&
 				     wc[i].opcode == IBV_WC_RECV &&
-				     (wc[i].wc_flags & IBV_WC_WITH_INV);
+				     (wc[i].wc_flags & ep->re_wc_inv_flags);
 		wcs[i].wc_inv_rkey = wcs[i].wc_with_inv ?
 				     wc[i].invalidated_rkey : 0;
 	}

@@ -110,7 +110,7 @@ struct rpcrdma_ep {
 	uint32_t re_rd_resp;		/* RDMA Reads we accept (server: the
 					 * peer's initiator depth) */
 	struct rpcrdma_ep_attr re_attr;	/* as set up: a new QP gets the same */
-	bool re_remote_inv_any;		/* rpcrdma_ep_remote_inv_any() */
+	unsigned int re_wc_inv_flags;	/* wc_flags that mean With Invalidate */
 };
 
 /* A peer's memory, as an RDMA Read or Write addresses it. */
@@ -149,13 +149,6 @@ struct rpcrdma_send_pre {
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
-/*
- * Whether a peer's Send With Invalidate may name any of our registrations
- * (ibv_reg_mr ones included): by the verbs rules only windows and
- * fast-registered MRs may be invalidated remotely, and rxe refuses the
- * rest (the QP fails); siw invalidates any STag of the PD.
- */
-bool rpcrdma_ep_remote_inv_any(const struct rpcrdma_ep *ep);
 /* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);
