@@ -54,3 +54,10 @@ bool rpcrdma_relq_pop_due(struct rpcrdma_relq *q, uint64_t completed,
 		return false;
 	return rpcrdma_relq_pop(q, out);
 }
+
+uint64_t rpcrdma_relq_last_seq(const struct rpcrdma_relq *q)
+{
+	if (!q->rlq_len)
+		return 0;
+	return q->rlq_ents[(q->rlq_head + q->rlq_len - 1) % q->rlq_cap].rl_seq;
+}

@@ -42,6 +42,8 @@ bool rpcrdma_relq_pop_due(struct rpcrdma_relq *q, uint64_t completed,
 			  struct rpcrdma_release *out);
 
 /* Take the oldest entry, due or not (teardown); false when empty. */
+/* The Send sequence the newest entry waits for; 0 when empty. */
+uint64_t rpcrdma_relq_last_seq(const struct rpcrdma_relq *q);
 bool rpcrdma_relq_pop(struct rpcrdma_relq *q, struct rpcrdma_release *out);
 
 #endif /* RPCRDMA_RELEASE_H */

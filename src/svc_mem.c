@@ -10,6 +10,7 @@
 #include <string.h>
 #include <rpcrdma/rpcrdma.h>
 #include "svc_int.h"
+#include "svc_limits.h"
 
 /* ---- devices ------------------------------------------------------------- */
 
@@ -176,6 +177,38 @@ static void count(struct svc_rdma_conn *c, uint64_t *field)
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
+static struct svc_rdma_region *pool_take_locked(struct svc_rdma_dev *d,
+					       size_t len, size_t *offp)
+{
+	struct svc_rdma_region *r;
+
+	own_region_locked(d);
+	for (r = d->dv_regions; r; r = r->rgn_next)
+		if (!rpcrdma_pool_take(&r->rgn_pool, len, offp))
+			break;
+	return r;
+}
+
+/* Run the connection's queued releases, waiting up to its stall budget
+ * for their Sends: 0 if any were queued (try the pools again). */
+static int reclaim(struct svc_rdma_conn *c)
+{
+	struct timespec deadline;
+	bool queued;
+
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	queued = rpcrdma_relq_last_seq(&c->cn_x.rx_rel) != 0;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	if (!queued)
+		return -ENOENT;
+	/* A peer already penalized for stalling gets no wait (as Sends). */
+	rpcrdma_deadline_ms(&deadline,
+			    __atomic_load_n(&c->cn_penalized, __ATOMIC_RELAXED) ? 0 :
+			    svc_rdma_stall_budget_ms(c->cn_x.rx_opts.ro_svc_stall_ms, 0));
+	rpcrdma_xprt_reclaim(&c->cn_x, &deadline);
+	return 0;
+}
+
 /*
  * len registered bytes for one Call: from the first pool with a run that
  * long, else ordinary memory registered for this Call alone (counted).
@@ -200,11 +233,15 @@ int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
 		svc_rdma_count_mem_limit(c);
 		return -ENOMEM;
 	}
-	own_region_locked(d);
-	for (r = d->dv_regions; r; r = r->rgn_next)
-		if (!rpcrdma_pool_take(&r->rgn_pool, len, &off))
-			break;
+	r = pool_take_locked(d, len, &off);
 	pthread_mutex_unlock(&d->dv_lock);
+	/* Before memory of its own: this connection's chained Replies give
+	 * their chunk buffers back once their Sends are reaped. */
+	if (!r && !reclaim(c)) {
+		pthread_mutex_lock(&d->dv_lock);
+		r = pool_take_locked(d, len, &off);
+		pthread_mutex_unlock(&d->dv_lock);
+	}
 	if (r) {
 		b->sb_mem = r->rgn_mem + off;
 		b->sb_len = len;

@@ -640,6 +640,34 @@ int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 	return rc;
 }
 
+/*
+ * Why: memory a queued release holds (a server's chained Reply keeps its
+ * chunk buffer until its Send completes) may be what a caller is short of.
+ * Reap until every release queued now has run, or the deadline passes:
+ * 0, or -ETIMEDOUT.  Their Sends are signaled, so each completes.
+ */
+int rpcrdma_xprt_reclaim(struct rpcrdma_xprt *x, const struct timespec *deadline)
+{
+	uint64_t seq;
+	int rc = 0;
+
+	pthread_mutex_lock(&x->rx_lock);
+	seq = rpcrdma_relq_last_seq(&x->rx_rel);
+	while (seq && x->rx_completed_seq < seq && !x->rx_dead) {
+		if (rpcrdma_deadline_passed(deadline)) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		pthread_mutex_unlock(&x->rx_lock);
+		x->rx_reap(x->rx_reap_arg);
+		pthread_mutex_lock(&x->rx_lock);
+	}
+	pthread_mutex_unlock(&x->rx_lock);
+	if (seq)
+		rpcrdma_xprt_run_releases(x);
+	return rc;
+}
+
 /* A signaled Send completed: it and every older context are free again. */
 void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,
 			    struct rpcrdma_sendctx *sc, int ok)

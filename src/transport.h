@@ -99,6 +99,7 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 			    const struct rpcrdma_send_pre *pre,
 			    uint64_t *seqp, int *queuedp);
 void rpcrdma_xprt_run_releases(struct rpcrdma_xprt *x);
+int rpcrdma_xprt_reclaim(struct rpcrdma_xprt *x, const struct timespec *deadline);
 int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 			   const struct timespec *deadline);
 void rpcrdma_xprt_send_done(struct rpcrdma_xprt *x,

@@ -1,7 +1,8 @@
 /*
  * Unit test: deferred releases come out in posting order, only once their
  * Send has completed, every one exactly once (teardown takes the rest),
- * and a full queue refuses instead of growing.
+ * and a full queue refuses instead of growing; the newest entry's Send is
+ * known (what a reclaim waits for).
  */
 #include "config.h"
 #include <check.h>
@@ -66,10 +67,13 @@ START_TEST(wraps)
 	int lap;
 
 	ck_assert_int_eq(rpcrdma_relq_init(&q, 3), 0);
+	ck_assert_uint_eq(rpcrdma_relq_last_seq(&q), 0);
 	for (lap = 0; lap < 100; lap++) {
 		while (rpcrdma_relq_push(&q, ++seq, fn, NULL) == 0)
 			;
 		seq--;			/* the refused one was not queued */
+		/* The newest entry, wherever the ring has wrapped to. */
+		ck_assert_uint_eq(rpcrdma_relq_last_seq(&q), seq);
 		while (rpcrdma_relq_pop_due(&q, seq - 1, &r))
 			ck_assert_uint_eq(r.rl_seq, next++);
 		ck_assert_uint_eq(q.rlq_len, 1);
