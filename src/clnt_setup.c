@@ -146,11 +146,11 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 		    cr->cr_reqs[0].rq_ch.qc_mw_allowed ? "memory windows" :
 		    "per-RPC MRs");
 connect:
-	/* RFC 8797: we never ask for Send With Invalidate.  Our rkeys are
-	 * windows (rxe) or MRs from ibv_reg_mr; rxe and siw both fail the
-	 * connection when a peer invalidates such an MR, and siw's provider
-	 * never reports IBV_WC_WITH_INV, so nothing would be saved.  A Reply
-	 * that invalidates anyway is handled (clnt_wait.c). */
+	/* RFC 8797: we never ask for Send With Invalidate.  rxe fails the
+	 * connection when a peer invalidates an ibv_reg_mr MR (our per-RPC
+	 * registrations), and siw's provider never reports IBV_WC_WITH_INV,
+	 * so the client could skip no work.  A Reply that invalidates anyway
+	 * is handled (clnt_wait.c). */
 	x->rx_remote_inv = false;
 	rc = (int)rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (rc < 0)

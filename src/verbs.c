@@ -488,6 +488,10 @@ static int post_send_pre(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 	if (pre && pre->sp_inv) {
 		wr->opcode = IBV_WR_SEND_WITH_INV;
 		wr->invalidate_rkey = pre->sp_inv_rkey;
+		/* Why also here: siw's provider (rdma-core 44) sends the STag
+		 * in wr.rdma.rkey, not invalidate_rkey; a Send uses neither
+		 * otherwise. */
+		wr->wr.rdma.rkey = pre->sp_inv_rkey;
 	}
 	if (n) {
 		memset(wrs, 0, sizeof(wrs[0]) * n);

@@ -121,6 +121,7 @@ static void send_raw(const uint8_t *buf, size_t len)
 	wr.num_sge = 1;
 	wr.opcode = cp_inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
 	wr.invalidate_rkey = cp_inv_rkey;
+	wr.wr.rdma.rkey = cp_inv_rkey;	/* where siw's provider reads it */
 	wr.send_flags = IBV_SEND_SIGNALED;
 	if (cp_inv)
 		printf("# Send With Invalidate of rkey %#x\n", cp_inv_rkey);
