@@ -72,6 +72,8 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	cr->cr_x.rx_stats.rs_credits_granted = grant;
 	RPCRDMA_PROBE2(credits, &cr->cr_x, grant);
 	pthread_cond_broadcast(&cr->cr_credit_cond);
+	if (__atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
+		cr_async_kick(cr);
 
 	if (rq->rq_state == RQ_ABANDONED) {
 		cr_free_abandoned(cr, rq);
@@ -162,9 +164,8 @@ struct cr_poll_arg {
  * after that found the CQ empty, every Reply sent before it is in; what
  * is still waiting fails.
  */
-static int cr_po_reap(void *arg)
+int cr_reap_gone(struct clnt_rdma *cr)
 {
-	struct clnt_rdma *cr = ((struct cr_poll_arg *)arg)->pa_cr;
 	int gone = __atomic_load_n(&cr->cr_gone, __ATOMIC_ACQUIRE);
 	int n = cr_reap(cr);
 
@@ -175,6 +176,11 @@ static int cr_po_reap(void *arg)
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	}
 	return n;
+}
+
+static int cr_po_reap(void *arg)
+{
+	return cr_reap_gone(((struct cr_poll_arg *)arg)->pa_cr);
 }
 
 static int cr_po_done(void *arg)
@@ -219,6 +225,11 @@ void cr_hand_over(struct clnt_rdma *cr)
 {
 	if (!cr->cr_polling && cr->cr_waiters)
 		pthread_cond_signal(cr->cr_waiters->w_cond);
+	/* Nobody polls: whoever drives asynchronous calls must, and arm
+	 * the CQ for its descriptor (the poller may have taken its event). */
+	else if (!cr->cr_polling && cr->cr_async.ac_live &&
+		 !__atomic_load_n(&cr->cr_async.ac_busy, __ATOMIC_SEQ_CST))
+		cr_async_kick(cr);
 	/* The reconnector waits for the poller to leave. */
 	if (!cr->cr_polling && cr->cr_conn == CR_RECONNECTING)
 		pthread_cond_broadcast(&cr->cr_conn_cond);

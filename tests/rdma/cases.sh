@@ -8,7 +8,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
 # The files of cases this one sources, in order (each sourced below); the
 # timing ones (bystander latencies, the bench) only where want timing.
-case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh rpcb-cases.sh
+case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh
 	xdr-cases.sh nfs3-cases.sh probe-cases.sh preload-cases.sh creds-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
 # Left out where not want slow: configuration's effects on real verbs
