@@ -350,22 +350,27 @@ static int run_callbacks(struct clnt_rdma *cr, struct batch *done)
 
 /* ---- the driver ----------------------------------------------------------- */
 
-/* Take the driver role, lock held: false if another thread has it. */
-static bool drive_begin(struct clnt_rdma *cr)
+/*
+ * Take the driver role, lock held: false if another thread has it.
+ * @prev: what this thread drove before (a callback may start calls on
+ * another CLIENT), for drive_end.
+ */
+static bool drive_begin(struct clnt_rdma *cr, struct clnt_rdma **prev)
 {
 	if (__atomic_load_n(&cr->cr_async.ac_busy, __ATOMIC_RELAXED))
 		return false;
 	__atomic_store_n(&cr->cr_async.ac_busy, 1, __ATOMIC_SEQ_CST);
+	*prev = driving;
 	driving = cr;
 	return true;
 }
 
 /* Give it up, lock held; what was kicked meanwhile is kicked again. */
-static void drive_end(struct clnt_rdma *cr)
+static void drive_end(struct clnt_rdma *cr, struct clnt_rdma *prev)
 {
 	struct cr_async_ctl *ac = &cr->cr_async;
 
-	driving = NULL;
+	driving = prev;
 	__atomic_store_n(&ac->ac_busy, 0, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&ac->ac_rekick, 0, __ATOMIC_SEQ_CST) ||
 	    ac->ac_ready)
@@ -518,8 +523,11 @@ static bool arm_for_fd(struct clnt_rdma *cr)
 {
 	int n;
 
-	if (cr->cr_polling || !cr->cr_async.ac_live)
-		return false;	/* the poller kicks us when it leaves */
+	/* Only a descriptor someone polls needs it; the poller kicks us
+	 * when it leaves. */
+	if (!cr->cr_async.ac_fd_given || cr->cr_polling ||
+	    !cr->cr_async.ac_live)
+		return false;
 	cr->cr_polling = 1;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	rpcrdma_cq_drain_events(&cr->cr_x.rx_ep);
@@ -535,6 +543,7 @@ static bool arm_for_fd(struct clnt_rdma *cr)
 int cr_async_progress(struct clnt_rdma *cr, int timeout_ms)
 {
 	struct cr_async_ctl *ac = &cr->cr_async;
+	struct clnt_rdma *prev;
 	uint64_t until = 0;
 	struct batch done;
 	int ran = 0;
@@ -544,7 +553,7 @@ int cr_async_progress(struct clnt_rdma *cr, int timeout_ms)
 			(uint64_t)timeout_ms * 1000000u;
 	batch_init(&done);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	if (ac->ac_epfd < 0 || !drive_begin(cr)) {
+	if (ac->ac_epfd < 0 || !drive_begin(cr, &prev)) {
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		return 0;
 	}
@@ -570,7 +579,7 @@ int cr_async_progress(struct clnt_rdma *cr, int timeout_ms)
 		}
 		break;
 	}
-	drive_end(cr);
+	drive_end(cr, prev);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return ran;
 }
@@ -581,6 +590,7 @@ int cr_async_start(struct clnt_rdma *cr, AUTH *auth,
 		   const struct cr_async_args *aa)
 {
 	struct cr_async_ctl *ac = &cr->cr_async;
+	struct clnt_rdma *prev = NULL;
 	struct cr_async *a;
 	struct batch done;
 	bool own = false;
@@ -618,7 +628,7 @@ int cr_async_start(struct clnt_rdma *cr, AUTH *auth,
 	}
 	/* Behind the calls already waiting; else posted at once, by this
 	 * thread as the driver (the program's, or a callback's). */
-	if (ac->ac_wait_head || (driving != cr && !(own = drive_begin(cr)))) {
+	if (ac->ac_wait_head || (driving != cr && !(own = drive_begin(cr, &prev)))) {
 		wait_append(ac, a);
 		cr_async_kick(cr);
 		goto out_unlock;
@@ -634,8 +644,11 @@ int cr_async_start(struct clnt_rdma *cr, AUTH *auth,
 		ac->ac_over = done.b_head;
 		__atomic_store_n(&ac->ac_rekick, 1, __ATOMIC_SEQ_CST);
 	}
-	if (own)
-		drive_end(cr);
+	if (own) {
+		/* A descriptor polled must see this call's Reply. */
+		arm_for_fd(cr);
+		drive_end(cr, prev);
+	}
 out_unlock:
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return rc;
@@ -650,8 +663,10 @@ int cr_async_fd(struct clnt_rdma *cr)
 
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	rc = async_fds(cr);
-	if (!rc)
+	if (!rc) {
+		cr->cr_async.ac_fd_given = 1;
 		rc = cr->cr_async.ac_epfd;
+	}
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return rc;
 }
@@ -665,7 +680,8 @@ int cr_async_thread(struct clnt_rdma *cr)
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	rc = async_fds(cr);
 	if (!rc && !cr->cr_async.ac_thread) {
-		cr->cr_async.ac_thread = 1;
+		cr->cr_async.ac_fd_given = 1;
+		__atomic_store_n(&cr->cr_async.ac_thread, 1, __ATOMIC_RELEASE);
 		if (write(cr->cr_kickfd, &one, sizeof(one)) != sizeof(one))
 			rc = -errno;
 	}

@@ -81,6 +81,7 @@ struct cr_async_ctl {
 	int ac_rekick;			/* kicked while busy (atomic) */
 	int ac_sleeping;		/* the busy thread sleeps (atomic) */
 	int ac_thread;			/* the progress thread drives them */
+	int ac_fd_given;		/* ac_epfd is polled: arm the CQ for it */
 	struct rpcrdma_req *ac_ready;	/* slots that left RQ_SENT, FIFO */
 	struct rpcrdma_req **ac_ready_tail;
 	struct cr_async *ac_wait_head;	/* waiting for a credit or the connection */
