@@ -474,7 +474,7 @@ static const struct rpcrdma_poll_ops async_poll_ops = {
 /*
  * Nothing completed and the program would wait until @until_ns: reap,
  * spin and sleep as a poller does if the role is free, else sleep on the
- * eventfd until the poller hands something over.  Lock not held.
+ * eventfd until the poller (or the reconnector) kicks.  Lock not held.
  */
 static void wait_progress(struct clnt_rdma *cr, uint64_t until_ns)
 {
@@ -487,7 +487,11 @@ static void wait_progress(struct clnt_rdma *cr, uint64_t until_ns)
 	if (ac->ac_next_ns && (!end || ac->ac_next_ns < end))
 		end = ac->ac_next_ns;
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	if (!cr->cr_polling) {
+	/* While the connection is down the reconnector needs the role: a
+	 * blocking caller waits for it on cr_conn_cond, we on the eventfd
+	 * it kicks when done. */
+	if (!cr->cr_polling && cr->cr_conn == CR_CONNECTED &&
+	    !cr->cr_x.rx_dead) {
 		cr->cr_polling = 1;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		memset(&ps, 0, sizeof(ps));

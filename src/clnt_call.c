@@ -69,9 +69,8 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 				return cr->cr_x.rx_dead ? cr->cr_x.rx_dead : -ECONNRESET;
 			if (cr->cr_conn == CR_CONNECTED)
 				cr_fail_all(cr, cr->cr_x.rx_dead);
-			if (!wait)
-				return cr_try_connected(cr, true);
-			rc = cr_wait_connected(cr, true, deadline);
+			rc = wait ? cr_wait_connected(cr, true, deadline) :
+				    cr_try_connected(cr, true);
 			if (rc)
 				return rc;
 			continue;

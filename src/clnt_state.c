@@ -115,9 +115,10 @@ void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	if (rq->rq_async && from == RQ_SENT &&
 	    (to == RQ_REPLIED || to == RQ_FAILED || to == RQ_RESEND))
 		async_ready(cr, rq);
-	else if (to == RQ_FREE &&
+	else if ((to == RQ_FREE || to == RQ_ABANDONED) &&
 		 __atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
-		cr_async_kick(cr);	/* a credit for a waiting call */
+		cr_async_kick(cr);	/* a credit for a waiting call, or every
+					 * credit abandoned: it recovers them */
 }
 
 /* An xid's low bits are its slot (take_slot): O(1), no scan. */
