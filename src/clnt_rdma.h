@@ -101,9 +101,14 @@ struct cr_async_ctl {
  * poller.  The poller wakes the first one when it leaves, so the role
  * passes on while anyone still waits.
  */
+struct clnt_rdma;
 struct cr_waiter {
 	pthread_cond_t *w_cond;
 	struct cr_waiter *w_next;
+	/* What it waits for (cr_wait_for's done): cr_hand_over passes it by
+	 * once it holds. */
+	int (*w_done)(struct clnt_rdma *cr, const void *ctx);
+	const void *w_ctx;
 };
 
 struct clnt_rdma {
