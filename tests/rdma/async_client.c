@@ -368,8 +368,12 @@ static void destroyed(const char *addr, const char *port,
 
 	reset(40);
 	refill = 0;
+	/* A first Reply grants the credits: one call until then. */
+	if (clnt_call(cl, ECHO_NULL, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+		      (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo) != RPC_SUCCESS)
+		die("NULL: %s", clnt_sperror(cl, "ECHO_NULL"));
 	for (i = 0; i < ncalls; i++)
-		prepare(i, i % 4 == 0 ? K_DROP : K_ECHO, sizes[i % 5]);
+		prepare(i, i % 4 == 3 ? K_DROP : K_ECHO, sizes[i % 5]);
 	for (i = 0; i < ncalls; i++)
 		start(cl, i);
 	started = ncalls;
