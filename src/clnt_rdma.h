@@ -4,8 +4,10 @@
  *
  *   clnt_rdma.c       libtirpc's clnt_ops, create/destroy: CLIENT *
  *   clnt_async.c      calls that do not wait: clnt_rdma_call_async(3)
- *   clnt_call.c       one call: credits, slots, send, resend, retry
  *   clnt_reconnect.c  the progress thread: CM events, reconnection
+ *   clnt_async_drive.c  their driver: clnt_rdma_progress(3), batches
+ *   clnt_async_step.c   one such call's steps, its callback
+ *   clnt_call.c       one call: credits, slots, send, resend, retry
  *   clnt_msg.c        the RPC message: encode the Call, decode the Reply
  *   clnt_wait.c       waiting: the poller role, reaping, Replies to calls
  *   clnt_setup.c      slots' memory, connecting, freeing
@@ -68,7 +70,7 @@ struct rpcrdma_req {
 /*
  * The asynchronous calls of a CLIENT (clnt_async.c).  clnt_state.c puts
  * a slot of theirs that left RQ_SENT on the ready list and kicks whoever
- * drives them (cr_async_kick); everything else is clnt_async.c's.  Under
+ * drives them (cr_async_kick); everything else is clnt_async*.c's.  Under
  * rx_lock, but for the atomics noted.
  */
 struct cr_async;
@@ -265,7 +267,8 @@ enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e);
 enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err);
 void cr_async_kick(struct clnt_rdma *cr);
 
-/* clnt_async.c (clnt_rdma.c and clnt_reconnect.c call it) */
+/* clnt_async.c, clnt_async_drive.c (clnt_rdma.c and clnt_reconnect.c call
+ * them) */
 struct cr_async_args {
 	rpcproc_t aa_proc;
 	xdrproc_t aa_xargs;
@@ -279,9 +282,9 @@ struct cr_async_args {
 };
 int cr_async_start(struct clnt_rdma *cr, AUTH *auth,
 		   const struct cr_async_args *aa);
-int cr_async_progress(struct clnt_rdma *cr, int timeout_ms);
 int cr_async_fd(struct clnt_rdma *cr);
 int cr_async_thread(struct clnt_rdma *cr);
 void cr_async_destroy(struct clnt_rdma *cr);
+int cr_async_progress(struct clnt_rdma *cr, int timeout_ms);	/* _drive.c */
 
 #endif /* RPCRDMA_CLNT_RDMA_H */

@@ -13,7 +13,7 @@
 
 static void cr_conn_lost(struct clnt_rdma *cr);
 
-/* ---- asynchronous calls' wake-ups (the rest: clnt_async.c) -------------- */
+/* ---- asynchronous calls' wake-ups (the rest: clnt_async*.c) ------------- */
 
 /*
  * Something for the asynchronous calls' progress to do, lock held: a
