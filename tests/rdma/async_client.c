@@ -472,6 +472,8 @@ int main(int argc, char **argv)
 			       strcmp(mode, "thread")))
 		die("usage: async_client -a ADDR [-b SRC] -p PORT [-m fd|wait|thread] "
 		    "[-d DEPTH] [-n CALLS] [-B] [-H] [-Y FLAG]");
+	if (!n && !hostile && !flag)
+		die("-n 0: no call would be verified");
 	alarm(110);
 	if (hostile) {
 		timeouts(addr, port, &o);

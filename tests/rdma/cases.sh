@@ -18,9 +18,6 @@ timing_files="fair-cases.sh bench-cases.sh"
 # 80 s for both beds; a probe site adds no memory access to check).
 slow_files="conf-cases.sh nfs3-cases.sh probe-cases.sh"
 
-# Calls per thread: the sanitizer build walks the same paths with fewer.
-if want slow; then many=100 some=50; else many=20 some=10; fi
-
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
 	"$b/tests/rdma/bedproof client -v -a $srv -b $cli"
