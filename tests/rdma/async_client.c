@@ -480,12 +480,19 @@ int main(int argc, char **argv)
 	if (!n && !hostile && !flag)
 		die("-n 0: no call would be verified");
 	alarm(110);
+	/*
+	 * -H: the CLIENT that stops the server connects first.  A server
+	 * with one thread, blocked on the RDMA Writes of a Reply to the
+	 * CLIENT destroyed() destroys, sees that peer's disconnect only
+	 * after: on rxe (no NAK for a QP gone) it counts a stall and then
+	 * refuses this address's new connections a while (a server matter).
+	 */
+	cl = create(addr, port, &o);
 	if (hostile) {
 		timeouts(addr, port, &o);
 		starvation(addr, port, &o);
 		destroyed(addr, port, &o);
 	}
-	cl = create(addr, port, &o);
 	if (flag) {
 		restarted(cl, flag);
 	} else if (!hostile) {
