@@ -6,10 +6,23 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <string.h>
+#include <time.h>
 #include "clnt_rdma.h"
 #include "probes.h"
 
 /* ---- credits and slots --------------------------------------------------- */
+
+/* A call that may not wait (clnt_async.c) is over at its deadline. */
+static bool passed(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > deadline->tv_sec ||
+	       (now.tv_sec == deadline->tv_sec &&
+		now.tv_nsec >= deadline->tv_nsec);
+}
 
 static int reply_done(struct clnt_rdma *cr, const void *ctx)
 {
@@ -45,7 +58,7 @@ static int credit_done(struct clnt_rdma *cr, const void *ctx)
  * starts again); else its error is returned.
  */
 static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
-		     struct rpcrdma_req **rqp)
+		     bool wait, struct cr_async *async, struct rpcrdma_req **rqp)
 {
 	uint32_t i, mask = cr->cr_nslots - 1;
 	int rc;
@@ -56,7 +69,8 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 				return cr->cr_x.rx_dead ? cr->cr_x.rx_dead : -ECONNRESET;
 			if (cr->cr_conn == CR_CONNECTED)
 				cr_fail_all(cr, cr->cr_x.rx_dead);
-			rc = cr_wait_connected(cr, true, deadline);
+			rc = wait ? cr_wait_connected(cr, true, deadline) :
+				    cr_try_connected(cr, true);
 			if (rc)
 				return rc;
 			continue;
@@ -73,6 +87,8 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 			continue;
 		}
 		/* Replies free credits; someone must reap them, maybe us. */
+		if (!wait)
+			return -EAGAIN;	/* counted once by the caller */
 		cr->cr_x.rx_stats.rs_credit_waits++;
 		if (cr_wait_for(cr, credit_done, NULL, &cr->cr_credit_cond,
 				deadline))
@@ -96,6 +112,7 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 	(*rqp)->rq_xid = cr->cr_xid;
 	(*rqp)->rq_rep = NULL;
 	(*rqp)->rq_refused_chunk = false;
+	(*rqp)->rq_async = async;
 	cr_slot_move(cr, *rqp, RQ_SENT);
 	cr_ep_get(cr);
 	return 0;
@@ -108,12 +125,13 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
  * deadline passed), the slot still in RQ_RESEND.
  */
 static int wait_resend(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-		       const struct timespec *deadline)
+		       const struct timespec *deadline, bool wait)
 {
 	int rc;
 
 	for (;;) {
-		rc = cr_wait_connected(cr, false, deadline);
+		rc = wait ? cr_wait_connected(cr, false, deadline) :
+			    cr_try_connected(cr, false);
 		if (rc)
 			return rc;
 		if (cr->cr_x.rx_dead) {
@@ -123,6 +141,8 @@ static int wait_resend(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		}
 		if (resend_credit_done(cr, NULL))
 			break;
+		if (!wait)
+			return -EAGAIN;
 		if (cr_wait_for(cr, resend_credit_done, NULL,
 				&cr->cr_credit_cond, deadline))
 			return -ETIMEDOUT;
@@ -144,6 +164,7 @@ static void release_slot(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 	    rpcrdma_xprt_repost(&cr->cr_x, rq->rq_rep))
 		cr_fail_all(cr, -ECONNRESET);
 	rq->rq_rep = NULL;
+	rq->rq_async = NULL;
 	cr_slot_move(cr, rq, RQ_FREE);
 	pthread_cond_signal(&cr->cr_credit_cond);
 }
@@ -191,34 +212,8 @@ static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
 
-/* What a step of a call leads to (cr_call). */
-enum cc_next {
-	CC_SEND,	/* marshal and post the Call (again), endpoint held */
-	CC_REPLIED,	/* the slot left RQ_SENT: a Reply, or RQ_FAILED */
-	CC_RESEND,	/* the connection went: go again once reconnected */
-	CC_RELEASE,	/* over, cc_st set: give back the slot */
-	CC_RETURN,	/* over, cc_st set, the slot already dealt with */
-};
-
-/* One call in progress. */
-struct cr_call {
-	struct clnt_rdma *cc_cr;
-	AUTH *cc_auth;				/* the CLIENT's, at this call */
-	struct rpcrdma_req *cc_rq;
-	rpcproc_t cc_proc;
-	xdrproc_t cc_xres;
-	void *cc_resp;
-	struct rpcrdma_result_buf *cc_rb;	/* zero-copy, or NULL */
-	struct rpcrdma_xdr_buf cc_xb;		/* the Call, encoded */
-	struct timespec cc_deadline;
-	bool cc_retried;	/* went once more with a Reply chunk */
-	bool cc_held;		/* holds the endpoint (cr_ep_get) */
-	bool cc_counted;	/* in rs_calls: a Call of it was posted */
-	enum clnt_stat cc_st;	/* the outcome, once over */
-};
-
 /* The Call into the slot's scratch, else whole into its spill buffer. */
-static enum cc_next encode(struct cr_call *c, xdrproc_t xargs, void *argsp)
+enum cc_next cr_call_encode(struct cr_call *c, xdrproc_t xargs, void *argsp)
 {
 	struct clnt_rdma *cr = c->cc_cr;
 	struct rpcrdma_req *rq = c->cc_rq;
@@ -261,15 +256,15 @@ static enum cc_next marshal_failed(struct cr_call *c, int rc)
 }
 
 /*
- * Marshal and post the Call, endpoint held, then wait for its Reply.
- * Lock not held on entry or return.
+ * Marshal and post the Call, endpoint held: CC_WAIT, posted (its slot
+ * may have left RQ_SENT already); CC_RESEND, the connection went as we
+ * posted; CC_RELEASE, over.  Lock not held on entry or return.
  */
-static enum cc_next send_once(struct cr_call *c)
+enum cc_next cr_call_post(struct cr_call *c)
 {
 	struct clnt_rdma *cr = c->cc_cr;
 	struct rpcrdma_req *rq = c->cc_rq;
 	struct rpcrdma_xdr_buf send;
-	enum cc_next next;
 	int rc;
 
 	/* Chunks as the Call's size and the Reply's bound need (chunks.c). */
@@ -299,60 +294,97 @@ static enum cc_next send_once(struct cr_call *c)
 	if (rc) {
 		/* The connection went as we posted: this call goes again. */
 		cr_fail_all(cr, cr->cr_x.rx_dead);
-	} else {
-		/* Once per call: a retry or resend is counted apart
-		 * (rs_reply_chunk_retries, rs_retransmits). */
-		if (!c->cc_counted)
-			cr->cr_x.rx_stats.rs_calls++;
-		c->cc_counted = true;
-		rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
-		RPCRDMA_PROBE6(marshal, &cr->cr_x, rq->rq_xid,
-			       rpcrdma_call_kind_name(rq->rq_ch.qc_kind),
-			       rpcrdma_reply_kind_name(&rq->rq_ch),
-			       c->cc_xb.xb_len, rq->rq_ch.qc_hdrlen);
-		if (rq->rq_ch.qc_nregs)
-			RPCRDMA_PROBE3(chunk_reg, &cr->cr_x, rq->rq_xid,
-				       rq->rq_ch.qc_nregs);
-		if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond,
-				&c->cc_deadline)) {
-			/* Keep the credit until the Reply or the connection
-			 * ends: the server may still be working on it. */
-			cr_slot_move(cr, rq, RQ_ABANDONED);
-			cr->cr_x.rx_stats.rs_timeouts++;
-			pthread_mutex_unlock(&cr->cr_x.rx_lock);
-			/* The caller's memory must not stay remotely
-			 * accessible once we return; our Reply buffer goes
-			 * with the slot. */
-			release_chunks(cr, rq, 1);
-			wait_send_done(cr, rq, &c->cc_deadline);
-			/* The spill buffer stays: the server may still
-			 * read it. */
-			c->cc_st = cr_set_err(cr, RPC_TIMEDOUT, 0);
-			return CC_RETURN;
-		}
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return CC_RESEND;
 	}
+	/* Once per call: a retry or resend is counted apart
+	 * (rs_reply_chunk_retries, rs_retransmits). */
+	if (!c->cc_counted)
+		cr->cr_x.rx_stats.rs_calls++;
+	c->cc_counted = true;
+	rpcrdma_clnt_count_call(&rq->rq_ch, &cr->cr_x.rx_stats);
+	RPCRDMA_PROBE6(marshal, &cr->cr_x, rq->rq_xid,
+		       rpcrdma_call_kind_name(rq->rq_ch.qc_kind),
+		       rpcrdma_reply_kind_name(&rq->rq_ch),
+		       c->cc_xb.xb_len, rq->rq_ch.qc_hdrlen);
+	if (rq->rq_ch.qc_nregs)
+		RPCRDMA_PROBE3(chunk_reg, &cr->cr_x, rq->rq_xid,
+			       rq->rq_ch.qc_nregs);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return CC_WAIT;
+}
+
+/*
+ * The call's deadline passed with its slot in RQ_SENT, lock held on
+ * entry, not on return: the call is over (RPC_TIMEDOUT) but its slot
+ * keeps the credit until the Reply or the connection ends, as the
+ * server may still be working on it.
+ */
+enum cc_next cr_call_abandon(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+
+	rq->rq_async = NULL;
+	cr_slot_move(cr, rq, RQ_ABANDONED);
+	cr->cr_x.rx_stats.rs_timeouts++;
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	/* The caller's memory must not stay remotely accessible once we
+	 * return; our Reply buffer goes with the slot. */
+	release_chunks(cr, rq, 1);
+	wait_send_done(cr, rq, &c->cc_deadline);
+	/* The spill buffer stays: the server may still read it. */
+	c->cc_st = cr_set_err(cr, RPC_TIMEDOUT, 0);
+	return CC_RETURN;
+}
+
+/* Post, then wait for the Reply (clnt_call).  Lock not held. */
+static enum cc_next send_once(struct cr_call *c)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	struct rpcrdma_req *rq = c->cc_rq;
+	enum cc_next next = cr_call_post(c);
+
+	if (next != CC_WAIT)
+		return next;
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &c->cc_deadline))
+		return cr_call_abandon(c);
 	next = rq->rq_state == RQ_RESEND ? CC_RESEND : CC_REPLIED;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return next;
 }
 
+/* The slot is in RQ_RESEND: the Send done, the chunks revoked.  Lock not held. */
+void cr_call_resend_prep(struct cr_call *c)
+{
+	wait_send_done(c->cc_cr, c->cc_rq, &c->cc_deadline);
+	release_chunks(c->cc_cr, c->cc_rq, 0);
+}
+
 /*
- * The slot is in RQ_RESEND: once the Send is done and the chunks
- * revoked, wait to go again on the new connection.  Lock not held on
- * entry or return.
+ * Go again on the new connection, after cr_call_resend_prep(): CC_SEND,
+ * endpoint held; CC_RETURN, over (the round gave up, or the deadline
+ * passed); CC_WAIT when @wait is false and it would wait.  Lock not
+ * held on entry or return.
  */
-static enum cc_next resend(struct cr_call *c)
+enum cc_next cr_call_resend_try(struct cr_call *c, bool wait)
 {
 	struct clnt_rdma *cr = c->cc_cr;
 	struct rpcrdma_req *rq = c->cc_rq;
 	int rc;
 
-	wait_send_done(cr, rq, &c->cc_deadline);
-	release_chunks(cr, rq, 0);
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	rc = wait_resend(cr, rq, &c->cc_deadline);
+	rc = wait_resend(cr, rq, &c->cc_deadline, wait);
+	if (rc == -EAGAIN && passed(&c->cc_deadline))
+		rc = -ETIMEDOUT;
+	if (rc == -EAGAIN) {
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
+		return CC_WAIT;
+	}
 	if (rc) {
 		/* It never went again: it holds no credit. */
+		rq->rq_async = NULL;
 		cr_slot_move(cr, rq, RQ_FREE);
 		pthread_cond_signal(&cr->cr_credit_cond);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
@@ -364,6 +396,13 @@ static enum cc_next resend(struct cr_call *c)
 	c->cc_held = true;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return CC_SEND;
+}
+
+/* The blocking resend: wait to go again on the new connection. */
+static enum cc_next resend(struct cr_call *c)
+{
+	cr_call_resend_prep(c);
+	return cr_call_resend_try(c, true);
 }
 
 /*
@@ -400,8 +439,11 @@ static enum cc_next retry_with_chunk(struct cr_call *c)
 	return CC_SEND;
 }
 
-/* The slot left RQ_SENT: a Reply, or a failure.  Lock not held. */
-static enum cc_next replied(struct cr_call *c)
+/*
+ * The slot left RQ_SENT: a Reply, or a failure.  CC_RELEASE, over;
+ * CC_SEND, once more with a Reply chunk; CC_RESEND.  Lock not held.
+ */
+enum cc_next cr_call_replied(struct cr_call *c)
 {
 	struct clnt_rdma *cr = c->cc_cr;
 	struct rpcrdma_req *rq = c->cc_rq;
@@ -426,7 +468,7 @@ static enum cc_next replied(struct cr_call *c)
 }
 
 /* Give back what the call still holds: endpoint, slot and credit. */
-static void release(struct cr_call *c)
+void cr_call_release(struct cr_call *c)
 {
 	struct clnt_rdma *cr = c->cc_cr;
 
@@ -436,6 +478,47 @@ static void release(struct cr_call *c)
 		cr_ep_put(cr);
 	release_slot(cr, c->cc_rq);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+}
+
+void cr_call_init(struct cr_call *c, struct clnt_rdma *cr, AUTH *auth,
+		  struct rpcrdma_result_buf *rb, rpcproc_t proc,
+		  xdrproc_t xres, void *resp, struct timeval tmo)
+{
+	memset(c, 0, sizeof(*c));
+	c->cc_cr = cr;
+	c->cc_auth = auth;
+	c->cc_proc = proc;
+	c->cc_xres = xres;
+	c->cc_resp = resp;
+	c->cc_rb = rb;
+	c->cc_held = true;
+	rpcrdma_deadline(&c->cc_deadline,
+			 cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
+}
+
+/*
+ * A credit and a slot for the call: 0, the slot in RQ_SENT and the
+ * endpoint held; -EAGAIN when @wait is false and it would wait (counted
+ * in rs_credit_waits by the caller, once per call); else why not, for
+ * cr_call_not_taken().
+ */
+int cr_call_take(struct cr_call *c, bool wait)
+{
+	struct clnt_rdma *cr = c->cc_cr;
+	int rc;
+
+	pthread_mutex_lock(&cr->cr_x.rx_lock);
+	rc = take_slot(cr, &c->cc_deadline, wait, c->cc_async, &c->cc_rq);
+	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	return rc == -EAGAIN && passed(&c->cc_deadline) ? -ETIMEDOUT : rc;
+}
+
+/* The call never got a slot: its outcome (counted, as clnt_call's). */
+enum clnt_stat cr_call_not_taken(struct cr_call *c, int rc)
+{
+	if (rc == -ETIMEDOUT)
+		return cr_refuse(c->cc_cr, RPC_TIMEDOUT, 0);
+	return cr_refuse(c->cc_cr, RPC_CANTSEND, rc);
 }
 
 /*
@@ -448,32 +531,24 @@ enum clnt_stat cr_call(struct clnt_rdma *cr, AUTH *auth,
 		       struct rpcrdma_result_buf *rb, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		       xdrproc_t xres, void *resp, struct timeval tmo)
 {
-	struct cr_call c = {
-		.cc_cr = cr, .cc_auth = auth, .cc_proc = proc, .cc_xres = xres,
-		.cc_resp = resp, .cc_rb = rb, .cc_held = true,
-	};
+	struct cr_call c;
 	enum cc_next next;
 	int rc;
 
-	rpcrdma_deadline(&c.cc_deadline,
-			 cr->cr_timeout_set ? &cr->cr_timeout : &tmo);
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	rc = take_slot(cr, &c.cc_deadline, &c.cc_rq);
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
-	if (rc == -ETIMEDOUT)
-		return cr_refuse(cr, RPC_TIMEDOUT, 0);
+	cr_call_init(&c, cr, auth, rb, proc, xres, resp, tmo);
+	rc = cr_call_take(&c, true);
 	if (rc)
-		return cr_refuse(cr, RPC_CANTSEND, rc);
+		return cr_call_not_taken(&c, rc);
 
-	next = encode(&c, xargs, argsp);
+	next = cr_call_encode(&c, xargs, argsp);
 	while (next == CC_SEND) {
 		next = send_once(&c);
 		if (next == CC_REPLIED)
-			next = replied(&c);
+			next = cr_call_replied(&c);
 		if (next == CC_RESEND)
 			next = resend(&c);
 	}
 	if (next == CC_RELEASE)
-		release(&c);
+		cr_call_release(&c);
 	return c.cc_st;
 }

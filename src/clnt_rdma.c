@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,6 +176,8 @@ static void clnt_rdma_destroy(CLIENT *cl)
 	}
 	rpcrdma_fdreg_del(cr->cr_x.rx_ep.re_comp_ch->fd);
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
+	/* Asynchronous calls still in flight end, each callback once. */
+	cr_async_destroy(cr);
 	cr_destroy(cr);
 }
 
@@ -196,6 +199,10 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		goto out_nomem;
 	cr->cr_stopfd = -1;
 	cr->cr_kickfd = -1;
+	cr->cr_async.ac_evfd = cr->cr_async.ac_timerfd = -1;
+	cr->cr_async.ac_epfd = -1;
+	cr->cr_async.ac_ready_tail = &cr->cr_async.ac_ready;
+	cr->cr_async.ac_wait_tail = &cr->cr_async.ac_wait_head;
 	rc = rpcrdma_xprt_init(&cr->cr_x, opts);
 	if (rc) {
 		free(cr);
@@ -289,6 +296,79 @@ int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr)
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	rc = rpcrdma_mr_remove_user(&cr->cr_x.rx_mrs, mr);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (rc) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- asynchronous calls (clnt_async.c) ----------------------------------- */
+
+static bool is_rdma(CLIENT *cl)
+{
+	if (cl && cl->cl_ops == &cr_ops)
+		return true;
+	errno = EINVAL;
+	return false;
+}
+
+int clnt_rdma_call_async(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
+			 void *args, xdrproc_t xres, void *res,
+			 struct timeval timeout,
+			 void (*done)(CLIENT *cl, enum clnt_stat st, void *arg),
+			 void *arg)
+{
+	struct cr_async_args aa = {
+		.aa_proc = proc, .aa_xargs = xargs, .aa_args = args,
+		.aa_xres = xres, .aa_res = res, .aa_tmo = timeout,
+		.aa_done = done, .aa_cl = cl, .aa_arg = arg,
+	};
+	int rc;
+
+	if (!is_rdma(cl))
+		return -1;
+	if (!xargs || !xres || !done || timeout.tv_sec < 0 ||
+	    timeout.tv_usec < 0 || timeout.tv_usec >= 1000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	rc = cr_async_start(to_cr(cl), cl->cl_auth, &aa);
+	if (rc) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+int clnt_rdma_progress(CLIENT *cl, int timeout_ms)
+{
+	if (!is_rdma(cl))
+		return -1;
+	return cr_async_progress(to_cr(cl), timeout_ms);
+}
+
+int clnt_rdma_progress_fd(CLIENT *cl)
+{
+	int rc;
+
+	if (!is_rdma(cl))
+		return -1;
+	rc = cr_async_fd(to_cr(cl));
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return rc;
+}
+
+int clnt_rdma_progress_thread(CLIENT *cl)
+{
+	int rc;
+
+	if (!is_rdma(cl))
+		return -1;
+	rc = cr_async_thread(to_cr(cl));
 	if (rc) {
 		errno = -rc;
 		return -1;

@@ -3,8 +3,11 @@
  * the ones below it:
  *
  *   clnt_rdma.c       libtirpc's clnt_ops, create/destroy: CLIENT *
- *   clnt_call.c       one call: credits, slots, send, resend, retry
+ *   clnt_async.c      calls that do not wait: clnt_rdma_call_async(3)
  *   clnt_reconnect.c  the progress thread: CM events, reconnection
+ *   clnt_async_drive.c  their driver: clnt_rdma_progress(3), batches
+ *   clnt_async_step.c   one such call's steps, its callback
+ *   clnt_call.c       one call: credits, slots, send, resend, retry
  *   clnt_msg.c        the RPC message: encode the Call, decode the Reply
  *   clnt_wait.c       waiting: the poller role, reaping, Replies to calls
  *   clnt_setup.c      slots' memory, connecting, freeing
@@ -59,6 +62,40 @@ struct rpcrdma_req {
 	uint32_t rq_spill_len;
 	uint64_t rq_send_seq;		/* mapped Send still gathering caller memory */
 	struct rpcrdma_req_chunks rq_ch;	/* chunks offered, and what came back */
+	struct cr_async *rq_async;	/* the asynchronous call holding it, or NULL */
+	struct rpcrdma_req *rq_ready_next;	/* in cr_async_ctl's ready list */
+	bool rq_on_ready;		/* on it: look at the slot's owner */
+};
+
+/*
+ * The asynchronous calls of a CLIENT (clnt_async.c).  clnt_state.c puts
+ * a slot of theirs that left RQ_SENT on the ready list and kicks whoever
+ * drives them (cr_async_kick); everything else is clnt_async*.c's.  Under
+ * rx_lock, but for the atomics noted.
+ */
+struct cr_async;
+struct cr_async_ctl {
+	int ac_evfd;			/* eventfd: progress to make (-1: none yet) */
+	int ac_timerfd;			/* the earliest deadline */
+	int ac_epfd;			/* epoll over the two and the channel */
+	int ac_kicked;			/* ac_evfd written since it was read */
+	int ac_busy;			/* a thread runs the progress (atomic) */
+	int ac_rekick;			/* kicked while busy (atomic) */
+	int ac_sleeping;		/* the busy thread sleeps (atomic) */
+	int ac_thread;			/* the progress thread drives them */
+	int ac_fd_given;		/* ac_epfd is polled: arm the CQ for it */
+	struct rpcrdma_req *ac_ready;	/* slots that left RQ_SENT, FIFO */
+	struct rpcrdma_req **ac_ready_tail;
+	struct cr_async *ac_wait_head;	/* waiting for a credit or the connection */
+	struct cr_async **ac_wait_tail;
+	struct cr_async *ac_all;	/* every live call (doubly linked) */
+	struct cr_async *ac_free;	/* spare call records */
+	struct cr_async *ac_over;	/* over outside the driver: callbacks due */
+	uint32_t ac_live;		/* calls started, callback not yet run */
+	uint32_t ac_waiting;		/* on the wait list (atomic read) */
+	uint64_t ac_next_ns;		/* no deadline passes before (0: none) */
+	uint64_t ac_timer_ns;		/* what ac_timerfd is set to */
+	int ac_destroying;		/* clnt_destroy: no new calls */
 };
 
 /*
@@ -66,9 +103,14 @@ struct rpcrdma_req {
  * poller.  The poller wakes the first one when it leaves, so the role
  * passes on while anyone still waits.
  */
+struct clnt_rdma;
 struct cr_waiter {
 	pthread_cond_t *w_cond;
 	struct cr_waiter *w_next;
+	/* What it waits for (cr_wait_for's done): cr_hand_over passes it by
+	 * once it holds. */
+	int (*w_done)(struct clnt_rdma *cr, const void *ctx);
+	const void *w_ctx;
 };
 
 struct clnt_rdma {
@@ -114,6 +156,7 @@ struct clnt_rdma {
 	pthread_cond_t cr_conn_cond;	/* cr_conn changed, or users left */
 	/* Procedures whose refusal at a limit was logged (clnt_msg.c). */
 	uint8_t cr_limit_warned[RPCRDMA_MAX_HINTS + 1];
+	struct cr_async_ctl cr_async;	/* clnt_rdma_call_async(3) */
 };
 
 
@@ -122,7 +165,48 @@ static inline struct clnt_rdma *to_cr(CLIENT *cl)
 	return rpcrdma_container_of(cl, struct clnt_rdma, cr_clnt);
 }
 
-/* clnt_call.c */
+/* clnt_call.c: a call, and its steps for clnt_async.c */
+
+/* What a step of a call leads to (cr_call). */
+enum cc_next {
+	CC_SEND,	/* marshal and post the Call (again), endpoint held */
+	CC_WAIT,	/* posted: wait for the slot to leave RQ_SENT */
+	CC_REPLIED,	/* the slot left RQ_SENT: a Reply, or RQ_FAILED */
+	CC_RESEND,	/* the connection went: go again once reconnected */
+	CC_RELEASE,	/* over, cc_st set: give back the slot */
+	CC_RETURN,	/* over, cc_st set, the slot already dealt with */
+};
+
+/* One call in progress. */
+struct cr_call {
+	struct clnt_rdma *cc_cr;
+	AUTH *cc_auth;				/* the CLIENT's, at this call */
+	struct rpcrdma_req *cc_rq;
+	struct cr_async *cc_async;		/* an asynchronous call's, or NULL */
+	rpcproc_t cc_proc;
+	xdrproc_t cc_xres;
+	void *cc_resp;
+	struct rpcrdma_result_buf *cc_rb;	/* zero-copy, or NULL */
+	struct rpcrdma_xdr_buf cc_xb;		/* the Call, encoded */
+	struct timespec cc_deadline;
+	bool cc_retried;	/* went once more with a Reply chunk */
+	bool cc_held;		/* holds the endpoint (cr_ep_get) */
+	bool cc_counted;	/* in rs_calls: a Call of it was posted */
+	enum clnt_stat cc_st;	/* the outcome, once over */
+};
+
+void cr_call_init(struct cr_call *c, struct clnt_rdma *cr, AUTH *auth,
+		  struct rpcrdma_result_buf *rb, rpcproc_t proc,
+		  xdrproc_t xres, void *resp, struct timeval tmo);
+int cr_call_take(struct cr_call *c, bool wait);
+enum clnt_stat cr_call_not_taken(struct cr_call *c, int rc);
+enum cc_next cr_call_encode(struct cr_call *c, xdrproc_t xargs, void *argsp);
+enum cc_next cr_call_post(struct cr_call *c);
+enum cc_next cr_call_abandon(struct cr_call *c);
+enum cc_next cr_call_replied(struct cr_call *c);
+void cr_call_resend_prep(struct cr_call *c);
+enum cc_next cr_call_resend_try(struct cr_call *c, bool wait);
+void cr_call_release(struct cr_call *c);
 enum clnt_stat cr_call(struct clnt_rdma *cr, AUTH *auth,
 		       struct rpcrdma_result_buf *rb, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		       xdrproc_t xres, void *resp, struct timeval tmo);
@@ -157,6 +241,7 @@ int cr_wait_for(struct clnt_rdma *cr,
 		const void *ctx, pthread_cond_t *cond,
 		const struct timespec *deadline);
 int cr_reap(struct clnt_rdma *cr);
+int cr_reap_gone(struct clnt_rdma *cr);
 void cr_reap_wait(void *arg);
 void cr_hand_over(struct clnt_rdma *cr);
 
@@ -175,9 +260,31 @@ void cr_fail_all(struct clnt_rdma *cr, int err);
 bool cr_can_reconnect(const struct clnt_rdma *cr);
 int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
 		      const struct timespec *deadline);
+int cr_try_connected(struct clnt_rdma *cr, bool new_round);
 void cr_ep_get(struct clnt_rdma *cr);
 void cr_ep_put(struct clnt_rdma *cr);
 enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e);
 enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err);
+void cr_async_kick(struct clnt_rdma *cr);
+
+/* clnt_async.c, clnt_async_drive.c (clnt_rdma.c and clnt_reconnect.c call
+ * them) */
+struct cr_async_args {
+	rpcproc_t aa_proc;
+	xdrproc_t aa_xargs;
+	void *aa_args;
+	xdrproc_t aa_xres;
+	void *aa_res;
+	struct timeval aa_tmo;
+	void (*aa_done)(CLIENT *cl, enum clnt_stat st, void *arg);
+	CLIENT *aa_cl;		/* passed to aa_done, never used here */
+	void *aa_arg;
+};
+int cr_async_start(struct clnt_rdma *cr, AUTH *auth,
+		   const struct cr_async_args *aa);
+int cr_async_fd(struct clnt_rdma *cr);
+int cr_async_thread(struct clnt_rdma *cr);
+void cr_async_destroy(struct clnt_rdma *cr);
+int cr_async_progress(struct clnt_rdma *cr, int timeout_ms);	/* _drive.c */
 
 #endif /* RPCRDMA_CLNT_RDMA_H */

@@ -163,6 +163,8 @@ static int cr_reconnect(struct clnt_rdma *cr)
 	cr_hand_over(cr);
 	pthread_cond_broadcast(&cr->cr_conn_cond);
 	pthread_cond_broadcast(&cr->cr_credit_cond);
+	if (cr->cr_async.ac_live)
+		cr_async_kick(cr);	/* their calls go again, or fail */
 	pthread_mutex_unlock(&x->rx_lock);
 	return rc == -ECANCELED ? rc : 0;
 }
@@ -211,18 +213,20 @@ static int handle_cm(struct clnt_rdma *cr)
 }
 
 /*
- * Connection events nobody waits for, and reconnection when a loss is
- * noticed (cr_reconnect).  Completions are reaped by the callers
+ * Connection events nobody waits for, reconnection when a loss is
+ * noticed (cr_reconnect), and asynchronous calls' progress when the
+ * program hands it over (clnt_rdma_progress_thread(3)).  Completions are reaped by the callers
  * waiting for them (cr_wait_for), so this thread sleeps.  Only this
  * thread replaces the CM channel, so it reads it unlocked.
  */
 void *cr_progress(void *arg)
 {
 	struct clnt_rdma *cr = arg;
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = -1, .events = POLLIN },
 		{ .fd = cr->cr_stopfd, .events = POLLIN },
 		{ .fd = cr->cr_kickfd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
 	};
 	struct rdma_event_channel *refused = NULL;
 	uint64_t n;
@@ -235,10 +239,17 @@ void *cr_progress(void *arg)
 		pfd[0].fd = cr->cr_x.rx_ep.re_cm_ch &&
 			    cr->cr_x.rx_ep.re_cm_ch != refused ?
 			    cr->cr_x.rx_ep.re_cm_ch->fd : -1;
-		if (poll(pfd, 3, -1) < 0 && errno != EINTR)
+		/* clnt_rdma_progress_thread(3): the asynchronous calls'
+		 * descriptor too (set once, before the kick that tells us). */
+		pfd[3].fd = __atomic_load_n(&cr->cr_async.ac_thread,
+					    __ATOMIC_ACQUIRE) ?
+			    cr->cr_async.ac_epfd : -1;
+		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
 			break;
+		if (pfd[3].revents)
+			cr_async_progress(cr, 0);
 		if (pfd[0].revents && handle_cm(cr))
 			refused = cr->cr_x.rx_ep.re_cm_ch;
 		if (pfd[2].revents) {

@@ -13,6 +13,50 @@
 
 static void cr_conn_lost(struct clnt_rdma *cr);
 
+/* ---- asynchronous calls' wake-ups (the rest: clnt_async*.c) ------------- */
+
+/*
+ * Something for the asynchronous calls' progress to do, lock held: a
+ * slot of theirs left RQ_SENT, a credit came free, the connection came
+ * back.  The thread running the progress (ac_busy) only notes it, and
+ * is woken if it sleeps; else the eventfd is written once until the
+ * progress reads it: one write per batch, never per Reply.
+ */
+void cr_async_kick(struct clnt_rdma *cr)
+{
+	struct cr_async_ctl *ac = &cr->cr_async;
+	uint64_t one = 1;
+
+	if (ac->ac_evfd < 0)
+		return;
+	if (__atomic_load_n(&ac->ac_busy, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&ac->ac_rekick, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&ac->ac_sleeping, __ATOMIC_SEQ_CST))
+			return;
+	}
+	if (ac->ac_kicked)
+		return;
+	ac->ac_kicked = 1;
+	if (write(ac->ac_evfd, &one, sizeof(one)) != sizeof(one))
+		RPCRDMA_DBG("client: async kick: %s", strerror(errno));
+}
+
+/* An asynchronous call's slot left RQ_SENT: onto the ready list, FIFO. */
+static void async_ready(struct clnt_rdma *cr, struct rpcrdma_req *rq)
+{
+	struct cr_async_ctl *ac = &cr->cr_async;
+
+	if (rq->rq_on_ready) {
+		cr_async_kick(cr);
+		return;
+	}
+	rq->rq_on_ready = true;
+	rq->rq_ready_next = NULL;
+	*ac->ac_ready_tail = rq;
+	ac->ac_ready_tail = &rq->rq_ready_next;
+	cr_async_kick(cr);
+}
+
 /* ---- call slots ---------------------------------------------------------- */
 
 /* Whether a slot in @s holds one of the credits the server granted. */
@@ -68,6 +112,13 @@ void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			 (from == RQ_ABANDONED) + (to == RQ_ABANDONED),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&rq->rq_state, to, __ATOMIC_RELEASE);
+	if (rq->rq_async && from == RQ_SENT &&
+	    (to == RQ_REPLIED || to == RQ_FAILED || to == RQ_RESEND))
+		async_ready(cr, rq);
+	else if ((to == RQ_FREE || to == RQ_ABANDONED) &&
+		 __atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
+		cr_async_kick(cr);	/* a credit for a waiting call, or every
+					 * credit abandoned: it recovers them */
 }
 
 /* An xid's low bits are its slot (take_slot): O(1), no scan. */
@@ -171,6 +222,24 @@ int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
 		    cr->cr_conn != CR_CONNECTED)
 			return -ETIMEDOUT;
 	}
+}
+
+/*
+ * cr_wait_connected() for a caller that may not wait (clnt_async.c),
+ * lock held: 0 when connected, -EAGAIN while a round runs (a round that
+ * gave up starts again when @new_round), else the round's error.
+ */
+int cr_try_connected(struct clnt_rdma *cr, bool new_round)
+{
+	if (cr->cr_conn == CR_CONNECTED)
+		return 0;
+	if (cr->cr_conn == CR_GAVE_UP) {
+		if (!new_round)
+			return cr->cr_conn_err;
+		cr->cr_conn = CR_CONNECTED;	/* so that it can be lost */
+		cr_conn_lost(cr);
+	}
+	return -EAGAIN;
 }
 
 /*

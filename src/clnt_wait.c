@@ -68,12 +68,15 @@ static void remote_inv(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 /*
  * A Reply arrived.  The grant it carries takes effect at once (0 counts as
  * 1, and never more than we asked for); then the Reply goes to its call,
- * or back to the receive queue if nobody waits for it.  Lock held.
+ * or back to the receive queue if nobody waits for it.  Lock held; the
+ * call whose caller is to be woken is returned, to be signalled once the
+ * lock is dropped (so that it does not wake only to wait for the lock).
  */
-static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
+static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
+					struct rpcrdma_rep *rep)
 {
+	struct rpcrdma_req *rq, *wake = NULL;
 	struct rpcrdma_hdr h;
-	struct rpcrdma_req *rq;
 	uint32_t grant;
 	int rc;
 
@@ -90,7 +93,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 			rq->rq_err = refused_err(&rq->rq_ch, &h);
 			rq->rq_refused_chunk = h.hd_err == RPCRDMA_ERR_CHUNK;
 			cr_slot_move(cr, rq, RQ_FAILED);
-			pthread_cond_signal(&rq->rq_cond);
+			wake = rq;
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			cr_free_abandoned(cr, rq);
 			pthread_cond_broadcast(&cr->cr_credit_cond);
@@ -113,6 +116,8 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	cr->cr_x.rx_stats.rs_credits_granted = grant;
 	RPCRDMA_PROBE2(credits, &cr->cr_x, grant);
 	pthread_cond_broadcast(&cr->cr_credit_cond);
+	if (__atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
+		cr_async_kick(cr);
 
 	if (rq->rq_state == RQ_ABANDONED) {
 		cr_free_abandoned(cr, rq);
@@ -123,7 +128,7 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 		rq->rq_err = -EBADMSG;
 		cr_slot_move(cr, rq, RQ_FAILED);
 		cr->cr_x.rx_stats.rs_bad_replies++;
-		pthread_cond_signal(&rq->rq_cond);
+		wake = rq;
 		goto out_repost;
 	}
 	rq->rq_rep = rep;
@@ -131,22 +136,28 @@ static void handle_reply(struct clnt_rdma *cr, struct rpcrdma_rep *rep)
 	cr_slot_move(cr, rq, RQ_REPLIED);
 	cr->cr_x.rx_stats.rs_replies++;
 	RPCRDMA_PROBE4(reply, &cr->cr_x, h.hd_xid, h.hd_proc, rep->rr_len);
-	pthread_cond_signal(&rq->rq_cond);
-	return;
+	return rq;
 
 out_repost:
 	if (rpcrdma_xprt_repost(&cr->cr_x, rep))
 		cr_fail_all(cr, -ECONNRESET);
+	return wake;
 }
 
 /* A Receive completed: match it to its call (completion.h). */
 static void reap_recv(void *owner, struct rpcrdma_rep *rep)
 {
 	struct clnt_rdma *cr = owner;
+	struct rpcrdma_req *wake;
 
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	handle_reply(cr, rep);
+	wake = handle_reply(cr, rep);
+	/* An asynchronous call has no thread waiting (clnt_async.c). */
+	if (wake && wake->rq_async)
+		wake = NULL;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	if (wake)
+		pthread_cond_signal(&wake->rq_cond);
 }
 
 /* A completion failed the connection: every call waiting fails. */
@@ -203,9 +214,8 @@ struct cr_poll_arg {
  * after that found the CQ empty, every Reply sent before it is in; what
  * is still waiting fails.
  */
-static int cr_po_reap(void *arg)
+int cr_reap_gone(struct clnt_rdma *cr)
 {
-	struct clnt_rdma *cr = ((struct cr_poll_arg *)arg)->pa_cr;
 	int gone = __atomic_load_n(&cr->cr_gone, __ATOMIC_ACQUIRE);
 	int n = cr_reap(cr);
 
@@ -216,6 +226,11 @@ static int cr_po_reap(void *arg)
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	}
 	return n;
+}
+
+static int cr_po_reap(void *arg)
+{
+	return cr_reap_gone(((struct cr_poll_arg *)arg)->pa_cr);
 }
 
 static int cr_po_done(void *arg)
@@ -255,11 +270,29 @@ static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
 		}
 }
 
-/* The poller role is free: wake a sleeper to take it.  Lock held. */
+/*
+ * The poller role is free: wake a sleeper to take it, lock held.  Not
+ * one whose Reply was handed to it already (signalled on its own
+ * rq_cond): it is woken for that anyway and would only pass the role
+ * on, one more wake-up in the chain.  A credit waiter may be passed by
+ * only when signalled, which its shared condition does not tell.
+ */
 void cr_hand_over(struct clnt_rdma *cr)
 {
-	if (!cr->cr_polling && cr->cr_waiters)
-		pthread_cond_signal(cr->cr_waiters->w_cond);
+	struct cr_waiter *w = NULL;
+
+	if (!cr->cr_polling)
+		for (w = cr->cr_waiters; w; w = w->w_next)
+			if (w->w_cond == &cr->cr_credit_cond ||
+			    !w->w_done(cr, w->w_ctx))
+				break;
+	if (w)
+		pthread_cond_signal(w->w_cond);
+	/* Nobody polls: whoever drives asynchronous calls must, and arm
+	 * the CQ for its descriptor (the poller may have taken its event). */
+	else if (!cr->cr_polling && cr->cr_async.ac_live &&
+		 !__atomic_load_n(&cr->cr_async.ac_busy, __ATOMIC_SEQ_CST))
+		cr_async_kick(cr);
 	/* The reconnector waits for the poller to leave. */
 	if (!cr->cr_polling && cr->cr_conn == CR_RECONNECTING)
 		pthread_cond_broadcast(&cr->cr_conn_cond);
@@ -291,7 +324,7 @@ int cr_wait_for(struct clnt_rdma *cr,
 		       const struct timespec *deadline)
 {
 	struct cr_poll_arg pa = { cr, done, ctx };
-	struct cr_waiter me = { cond, NULL };
+	struct cr_waiter me = { cond, NULL, done, ctx };
 	struct rpcrdma_poll_stats ps;
 	int rc = 0, linked = 0;
 

@@ -273,6 +273,25 @@ RPCRDMA_EXPORT int clnt_rdma_dereg_mem(CLIENT *cl, struct rpcrdma_mr *mr);
 RPCRDMA_EXPORT int clnt_rdma_set_result_buf(CLIENT *cl,
 					    struct rpcrdma_result_buf *rb);
 
+/*
+ * Asynchronous calls: start a call and be told when it ends, from the
+ * program's loop (poll clnt_rdma_progress_fd(), call clnt_rdma_progress())
+ * or the library's progress thread (clnt_rdma_progress_thread()).  args
+ * and res belong to the call until done runs, exactly once.  See
+ * clnt_rdma_call_async(3).
+ */
+RPCRDMA_EXPORT int clnt_rdma_call_async(CLIENT *cl, rpcproc_t proc,
+					xdrproc_t xargs, void *args,
+					xdrproc_t xres, void *res,
+					struct timeval timeout,
+					void (*done)(CLIENT *cl,
+						     enum clnt_stat st,
+						     void *arg),
+					void *arg);
+RPCRDMA_EXPORT int clnt_rdma_progress(CLIENT *cl, int timeout_ms);
+RPCRDMA_EXPORT int clnt_rdma_progress_fd(CLIENT *cl);
+RPCRDMA_EXPORT int clnt_rdma_progress_thread(CLIENT *cl);
+
 RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const char *host, const char *port,
 					const struct rpcrdma_options *opts);
 RPCRDMA_EXPORT int svc_rdma_get_stats(SVCXPRT *xprt,

@@ -14,7 +14,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 RPC = ["inline", "pullup", "mapped", "auto"]
-ALL = RPC + ["raw-poll", "raw-event", "raw-write", "raw-read", "tcp"]
+ALL = RPC + ["raw-poll", "raw-event", "raw-write", "raw-read", "tcp", "async"]
 SEND_KEY = {"inline": "inline_sends", "pullup": "pullup_sends",
             "mapped": "mapped_sends"}
 

@@ -8,7 +8,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
 # The files of cases this one sources, in order (each sourced below); the
 # timing ones (bystander latencies, the bench) only where want timing.
-case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh rpcb-cases.sh
+case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh
 	xdr-cases.sh nfs3-cases.sh probe-cases.sh preload-cases.sh creds-cases.sh
 	swi-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
@@ -18,9 +18,6 @@ timing_files="fair-cases.sh bench-cases.sh"
 # the library are those of the chunk cases), and the USDT probes (about
 # 80 s for both beds; a probe site adds no memory access to check).
 slow_files="conf-cases.sh nfs3-cases.sh probe-cases.sh"
-
-# Calls per thread: the sanitizer build walks the same paths with fewer.
-if want slow; then many=100 some=50; else many=20 some=10; fi
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \

@@ -31,6 +31,10 @@ want() {
 	esac
 }
 
+# Calls per thread (cases.sh, and the case files run-cases.sh runs alone):
+# the sanitizer build walks the same paths with fewer.
+if want slow; then many=100 some=50; else many=20 some=10; fi
+
 # tap LINE: print a case's TAP line, then tap_time.  tap_time: a comment
 # with the seconds since the last one, so a batch log shows where CI time
 # goes; read from /proc/uptime, because an exec costs 50-100 ms under TCG.

@@ -12,7 +12,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 STRATEGIES = ["inline", "pullup", "mapped", "auto", "raw-poll", "raw-event",
-              "raw-write", "raw-read", "tcp"]
+              "raw-write", "raw-read", "tcp", "async"]
 FIXED = {"inline", "pullup", "mapped"}
 RPC = FIXED | {"auto"}
 STATUSES = {"ok", "needs-chunks", "failed"}

@@ -117,7 +117,8 @@ START_TEST(lists)
 	ck_assert_uint_eq(o.bo_ninflight, 3);
 	ck_assert_uint_eq(o.bo_inflight[2], 32);
 	ck_assert_int_eq(parse(&o, err, b), 0);
-	ck_assert_uint_eq(o.bo_strategies, (1u << BS_NR) - 1 - (1u << BS_TCP));
+	ck_assert_uint_eq(o.bo_strategies, (1u << BS_NR) - 1 - (1u << BS_TCP) -
+			  (1u << BS_ASYNC));
 }
 END_TEST
 

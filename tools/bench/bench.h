@@ -34,6 +34,7 @@ enum bench_strategy {
 	BS_RAW_WRITE,	/* raw RDMA Write of N bytes (write workload) */
 	BS_RAW_READ,	/* raw RDMA Read of N bytes (read workload) */
 	BS_TCP,		/* the same RPC program over libtirpc TCP */
+	BS_ASYNC,	/* librpcrdma's asynchronous calls from one thread (auto) */
 	BS_NR
 };
 #define BS_NR_RPC 4	/* strategies 0..3 are librpcrdma's */

@@ -40,7 +40,7 @@ static double cpu_us(void)
 
 static int is_rpc(enum bench_strategy s)
 {
-	return s < BS_NR_RPC || s == BS_TCP;
+	return s < BS_NR_RPC || s == BS_TCP || s == BS_ASYNC;
 }
 
 static void counters_sub(struct bench_counters *d, const struct bench_counters *a,
@@ -92,7 +92,8 @@ static struct bench_cell *plan(const struct bench_opts *o, size_t *n)
 					c->bc_conns = s == BS_TCP ?
 						c->bc_inflight : s < BS_NR_RPC ?
 						o->bo_conns : 1;
-					c->bc_threads = is_rpc(c->bc_strategy) ?
+					c->bc_threads = is_rpc(c->bc_strategy) &&
+							s != BS_ASYNC ?
 							c->bc_inflight : 1;
 					c->bc_cpu_client = c->bc_cpu_server = -1;
 					k++;

@@ -21,7 +21,7 @@ static const char *const strategy_names[BS_NR] = {
 	[BS_MAPPED] = "mapped", [BS_AUTO] = "auto",
 	[BS_RAW_POLL] = "raw-poll", [BS_RAW_EVENT] = "raw-event",
 	[BS_RAW_WRITE] = "raw-write", [BS_RAW_READ] = "raw-read",
-	[BS_TCP] = "tcp",
+	[BS_TCP] = "tcp", [BS_ASYNC] = "async",
 };
 
 /* 16 B to 1 MiB: powers of two and a few odd sizes around the edges. */
@@ -518,7 +518,8 @@ void bench_usage(FILE *f)
 "  -S, --sizes LIST        e.g. 16,64,1K,4K-1M (default 16 B..1 MiB sweep)\n"
 "  -W, --workloads LIST    null,write,read,echo (default all)\n"
 "  -x, --strategies LIST   inline,pullup,mapped,auto,raw-poll,raw-event,\n"
-"                          raw-write,raw-read,tcp; rpc, raw, all (default)\n"
+"                          raw-write,raw-read,tcp,async (one thread,\n"
+"                          clnt_rdma_call_async); rpc, raw, all (default)\n"
 "  -q, --inflight LIST     calls in flight per cell (default 1,32)\n"
 "  -t, --threads N         client connections the calls share (default 1)\n"
 "  -D, --duration SECS     measured time per cell, split across its trials\n"

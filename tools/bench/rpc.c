@@ -21,54 +21,15 @@
 #include <rpc/rpc.h>
 #include <rpcrdma/rpcrdma.h>
 #include "bench.h"
-
-#define BENCH_PROG	0x20049002
-#define BENCH_VERS	1
-
-enum {
-	BP_NULL = 0,		/* void -> void */
-	BP_WRITE = 1,		/* opaque<> -> checksum (unsigned hyper) */
-	BP_READ = 2,		/* { len, seed } -> opaque<len> */
-	BP_ECHO = 3,		/* opaque<> -> the same opaque<> */
-	BP_STATS = 4,		/* strategy -> bench_wire_stats */
-	BP_SHUTDOWN = 5,	/* void -> void; the server stops */
-};
-
-/* xdr_void takes no arguments: cast through a plain function pointer. */
-#define XDR_VOID ((xdrproc_t)(void (*)(void))xdr_void)
-
-#define PAT_SPAN 251		/* a seed picks one of this many offsets */
-#define CALL_TIMEOUT_S 30
-#define PROBE_TIMEOUT_S 10
+#include "rpc_int.h"
 
 static const enum rpcrdma_send_strategy rdma_strategy[BS_NR_RPC] = {
 	[BS_INLINE] = RPCRDMA_SEND_INLINE, [BS_PULLUP] = RPCRDMA_SEND_PULLUP,
 	[BS_MAPPED] = RPCRDMA_SEND_MAPPED, [BS_AUTO] = RPCRDMA_SEND_AUTO,
 };
 
-/* ---- XDR ------------------------------------------------------------- */
-
-/* An opaque decoded into memory the caller provides (no allocation). */
-struct bench_bytes {
-	u_int bb_len;
-	char *bb_val;
-	u_int bb_max;
-};
-
-static bool_t xdr_bench_bytes(XDR *x, struct bench_bytes *b)
-{
-	return xdr_bytes(x, &b->bb_val, &b->bb_len, b->bb_max);
-}
-
-struct bench_read_args {
-	u_int ra_len;
-	u_int ra_seed;
-};
-
-static bool_t xdr_bench_read_args(XDR *x, struct bench_read_args *a)
-{
-	return xdr_u_int(x, &a->ra_len) && xdr_u_int(x, &a->ra_seed);
-}
+#define BENCH_PROG	0x20049002
+#define BENCH_VERS	1
 
 #define BENCH_CTL_COST 0x100u	/* BP_STATS argument flag: cost wanted */
 #define BENCH_CTL_CG_BEGIN 0x200u	/* a measured run starts: zero callgrind */
@@ -108,10 +69,20 @@ static bool_t xdr_bench_wire_stats(XDR *x, struct bench_wire_stats *w)
 	return TRUE;
 }
 
+bool_t xdr_bench_bytes(XDR *x, struct bench_bytes *b)
+{
+	return xdr_bytes(x, &b->bb_val, &b->bb_len, b->bb_max);
+}
+
+bool_t xdr_bench_read_args(XDR *x, struct bench_read_args *a)
+{
+	return xdr_u_int(x, &a->ra_len) && xdr_u_int(x, &a->ra_seed);
+}
+
 /* ---- payloads -------------------------------------------------------- */
 
 /* Both sides build the same pattern; a seed is an offset into it. */
-static uint8_t *pattern;
+uint8_t *pattern;
 static size_t pattern_len;
 
 static int pattern_init(unsigned max)
@@ -131,7 +102,7 @@ static int pattern_init(unsigned max)
 }
 
 /* Cheap enough for the server's hot path; any flipped byte changes it. */
-static uint64_t checksum(const void *p, size_t len)
+uint64_t checksum(const void *p, size_t len)
 {
 	const uint8_t *b = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
@@ -511,6 +482,9 @@ static CLIENT *rdma_client(const struct bench_opts *o, enum bench_strategy s,
 	char port[16];
 	CLIENT *cl;
 
+	/* async: the auto listener, the asynchronous API (rpc_async.c). */
+	if (s == BS_ASYNC)
+		s = BS_AUTO;
 	rpcrdma_options_init(&ro);
 	ro.ro_send_strategy = rdma_strategy[s];
 	ro.ro_source = o->bo_source;
@@ -532,6 +506,8 @@ static unsigned conns_for(const struct bench_opts *o, enum bench_strategy s)
 {
 	unsigned n = o->bo_conns;
 
+	if (s == BS_ASYNC)
+		return 1;	/* one thread, one CLIENT, all calls on it */
 	if (s == BS_TCP)
 		for (unsigned i = 0; i < o->bo_ninflight; i++)
 			if (o->bo_inflight[i] > n)
@@ -791,6 +767,21 @@ int bench_rpc_run(struct bench_rpc_client *rc, const struct bench_run *run,
 	size_t cap_each;
 	double t0, done = 0;
 	int ret = 0;
+
+	if (rc->rc_strategy == BS_ASYNC) {
+		/* The same first call as the callers' (a size the transport
+		 * cannot carry is no failure), blocking. */
+		ca = calloc(1, sizeof(*ca));
+		if (!ca)
+			return -ENOMEM;
+		ca->ca_buf = malloc(run->br_size + 1);
+		ret = ca->ca_buf ? probe(rc, run, ca->ca_buf, note, notelen) :
+				   -ENOMEM;
+		free(ca->ca_buf);
+		free(ca);
+		return ret ? ret : bench_async_run(rc->rc_cl[0], run, lat, calls,
+						   secs, note, notelen);
+	}
 
 	*calls = 0;
 	*secs = 0;

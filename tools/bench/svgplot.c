@@ -53,6 +53,7 @@ static const struct style {
 	[BS_RAW_WRITE]	= { "#9467bd", "8,3,2,3", 1.5 },
 	[BS_RAW_READ]	= { "#e377c2", "4,4", 1.5 },
 	[BS_TCP]	= { "#17becf", "10,4", 2 },
+	[BS_ASYNC]	= { "#bcbd22", NULL, 2 },
 };
 
 static const char *metric_name(enum metric m)
