@@ -336,8 +336,11 @@ pair chunks-ours-reply-learning \
 pair chunks-pool-region-overflow \
 	"env RPCRDMA_POOL_SIZE=0 $b/tests/rdma/echo_server -P 2097152 -F 1 -a $srv" \
 	"$b/tests/rdma/chunk_client -a $srv -b $cli -t 3"
+# Enough: each of the 3 connections may hold a 4 MiB Reply chunk's buffer
+# until its Send completes, besides the Call served (its Read chunk and
+# its Reply): 5 x 4 MiB and change.
 pair chunks-pool-region-enough \
-	"env RPCRDMA_POOL_SIZE=0 $b/tests/rdma/echo_server -P 10485760 -F 0 -a $srv" \
+	"env RPCRDMA_POOL_SIZE=0 $b/tests/rdma/echo_server -P 23068672 -F 0 -a $srv" \
 	"$b/tests/rdma/chunk_client -a $srv -b $cli -t 3"
 pair chunks-pool-small \
 	"env RPCRDMA_POOL_SIZE=64K $b/tests/rdma/echo_server -F 1 -a $srv" \
