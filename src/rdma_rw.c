@@ -15,7 +15,8 @@ void rpcrdma_rw_complete(struct rpcrdma_cqe *e, int ok)
 	struct rpcrdma_rw_ctx *rw;
 
 	if (e->cq_kind == RPCRDMA_CQE_RW_MEMBER) {
-		/* Unsignaled: here only when it failed; the chain did. */
+		/* An earlier WR of the chain (a signaled Write, or a Read
+		 * that failed): only a failure matters; the chain failed. */
 		rw = rpcrdma_container_of(e, struct rpcrdma_rw_ctx, rw_member);
 		if (!ok)
 			__atomic_store_n(&rw->rw_status, -EIO, __ATOMIC_RELEASE);

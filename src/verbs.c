@@ -473,6 +473,15 @@ static int rpcrdma_post_recv_here(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep
 }
 
 /*
+ * Why every RDMA Write is signaled: siw transmits an unsignaled WR's data
+ * zero-copy, and completes it once handed to TCP, which may still read
+ * the pages; a buffer reused after the chain completes would then go out
+ * changed.  Signaled, siw copies.  (Their completions are no-ops; the CQ
+ * has room for every send-queue WR.)
+ */
+#define WRITE_FLAGS IBV_SEND_SIGNALED
+
+/*
  * Post wr, with pre's Writes chained in front of it and its opcode made
  * Send With Invalidate if pre asks: one ibv_post_send either way.
  */
@@ -503,6 +512,7 @@ static int post_send_pre(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 			wrs[i].sg_list = &sge[i];
 			wrs[i].num_sge = 1;
 			wrs[i].opcode = IBV_WR_RDMA_WRITE;
+			wrs[i].send_flags = WRITE_FLAGS;
 			wrs[i].wr.rdma.remote_addr = pre->sp_remote[i].rm_addr;
 			wrs[i].wr.rdma.rkey = pre->sp_remote[i].rm_rkey;
 			wrs[i].next = i + 1 < n ? &wrs[i + 1] : wr;
@@ -588,6 +598,9 @@ static int rpcrdma_post_rw_here(struct rpcrdma_ep *ep, int write,
 		wr[i].wr.rdma.rkey = remote[i].rm_rkey;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
+	/* Writes all signaled (see WRITE_FLAGS); Reads the last only. */
+	for (i = 0; i < n; i++)
+		wr[i].send_flags = write ? WRITE_FLAGS : 0;
 	wr[n - 1].send_flags = IBV_SEND_SIGNALED;
 	errno = 0;
 	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, wr, &bad));

@@ -133,8 +133,8 @@ struct rpcrdma_wc {
 /*
  * What a Send may carry with it in the same ibv_post_send: RDMA Writes
  * posted in front of it (RC ordering places their data before the Send
- * arrives; they are unsignaled, each with sp_member as its context, so
- * they complete only when they fail or are flushed), and Send With
+ * arrives; each has sp_member as its context, signaled (verbs.c says
+ * why), their completions mattering only when they fail), and Send With
  * Invalidate of one of the peer's rkeys.
  */
 #define RPCRDMA_SEND_PRE_MAX 16
