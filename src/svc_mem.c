@@ -194,19 +194,12 @@ static struct svc_rdma_region *pool_take_locked(struct svc_rdma_dev *d,
 static int reclaim(struct svc_rdma_conn *c)
 {
 	struct timespec deadline;
-	bool queued;
 
-	pthread_mutex_lock(&c->cn_x.rx_lock);
-	queued = rpcrdma_relq_last_seq(&c->cn_x.rx_rel) != 0;
-	pthread_mutex_unlock(&c->cn_x.rx_lock);
-	if (!queued)
-		return -ENOENT;
 	/* A peer already penalized for stalling gets no wait (as Sends). */
 	rpcrdma_deadline_ms(&deadline,
 			    __atomic_load_n(&c->cn_penalized, __ATOMIC_RELAXED) ? 0 :
 			    svc_rdma_stall_budget_ms(c->cn_x.rx_opts.ro_svc_stall_ms, 0));
-	rpcrdma_xprt_reclaim(&c->cn_x, &deadline);
-	return 0;
+	return rpcrdma_xprt_reclaim(&c->cn_x, &deadline) == -ENOENT ? -ENOENT : 0;
 }
 
 /*

@@ -611,6 +611,22 @@ void rpcrdma_xprt_run_releases(struct rpcrdma_xprt *x)
 	}
 }
 
+/* Reap until the Send seq has completed (or the connection or the clock
+ * ends): 0 or -ETIMEDOUT.  rx_lock held, dropped while reaping. */
+static int reap_until_seq(struct rpcrdma_xprt *x, uint64_t seq,
+			  const struct timespec *deadline)
+{
+	while (x->rx_completed_seq < seq && !x->rx_dead) {
+		/* Reaping ourselves, we must watch the clock. */
+		if (rpcrdma_deadline_passed(deadline))
+			return -ETIMEDOUT;
+		pthread_mutex_unlock(&x->rx_lock);
+		x->rx_reap(x->rx_reap_arg);
+		pthread_mutex_lock(&x->rx_lock);
+	}
+	return 0;
+}
+
 /*
  * Wait until the Send with sequence number seq has completed, so the
  * caller memory it gathered may be reused.  Completions arrive in posting
@@ -619,23 +635,14 @@ void rpcrdma_xprt_run_releases(struct rpcrdma_xprt *x)
 int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
 			   const struct timespec *deadline)
 {
-	int rc = 0, waited = 0;
+	int rc;
 
 	if (!seq)
 		return 0;
 	pthread_mutex_lock(&x->rx_lock);
-	while (x->rx_completed_seq < seq && !x->rx_dead) {
-		if (!waited++)
-			x->rx_stats.rs_reply_waits_for_send++;
-		/* Reaping ourselves, we must watch the clock. */
-		if (rpcrdma_deadline_passed(deadline)) {
-			rc = -ETIMEDOUT;
-			break;
-		}
-		pthread_mutex_unlock(&x->rx_lock);
-		x->rx_reap(x->rx_reap_arg);
-		pthread_mutex_lock(&x->rx_lock);
-	}
+	if (x->rx_completed_seq < seq && !x->rx_dead)
+		x->rx_stats.rs_reply_waits_for_send++;
+	rc = reap_until_seq(x, seq, deadline);
 	pthread_mutex_unlock(&x->rx_lock);
 	return rc;
 }
@@ -644,24 +651,17 @@ int rpcrdma_xprt_wait_send(struct rpcrdma_xprt *x, uint64_t seq,
  * Why: memory a queued release holds (a server's chained Reply keeps its
  * chunk buffer until its Send completes) may be what a caller is short of.
  * Reap until every release queued now has run, or the deadline passes:
- * 0, or -ETIMEDOUT.  Their Sends are signaled, so each completes.
+ * 0, -ETIMEDOUT, or -ENOENT if none was queued.  Their Sends are
+ * signaled, so each completes.
  */
 int rpcrdma_xprt_reclaim(struct rpcrdma_xprt *x, const struct timespec *deadline)
 {
 	uint64_t seq;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&x->rx_lock);
 	seq = rpcrdma_relq_last_seq(&x->rx_rel);
-	while (seq && x->rx_completed_seq < seq && !x->rx_dead) {
-		if (rpcrdma_deadline_passed(deadline)) {
-			rc = -ETIMEDOUT;
-			break;
-		}
-		pthread_mutex_unlock(&x->rx_lock);
-		x->rx_reap(x->rx_reap_arg);
-		pthread_mutex_lock(&x->rx_lock);
-	}
+	rc = seq ? reap_until_seq(x, seq, deadline) : -ENOENT;
 	pthread_mutex_unlock(&x->rx_lock);
 	if (seq)
 		rpcrdma_xprt_run_releases(x);
