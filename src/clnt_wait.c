@@ -96,7 +96,7 @@ static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
 			wake = rq;
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			cr_free_abandoned(cr, rq);
-			pthread_cond_broadcast(&cr->cr_credit_cond);
+			pthread_cond_signal(&cr->cr_credit_cond);
 		}
 		cr->cr_x.rx_stats.rs_bad_replies++;
 		RPCRDMA_PROBE3(err_recv, &cr->cr_x, h.hd_xid, h.hd_err);
@@ -112,15 +112,20 @@ static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
 	grant = h.hd_credits ? h.hd_credits : 1;
 	if (grant > cr->cr_x.rx_opts.ro_max_requests)
 		grant = cr->cr_x.rx_opts.ro_max_requests;
+	/* Why not on every Reply: a Reply frees no credit until its caller
+	 * gives the slot back (release_slot signals one waiter then); waking
+	 * every credit waiter per Reply cost 128 threads a wake-up each. */
+	if (grant > cr->cr_credits)
+		pthread_cond_broadcast(&cr->cr_credit_cond);
 	cr->cr_credits = grant;
 	cr->cr_x.rx_stats.rs_credits_granted = grant;
 	RPCRDMA_PROBE2(credits, &cr->cr_x, grant);
-	pthread_cond_broadcast(&cr->cr_credit_cond);
 	if (__atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
 		cr_async_kick(cr);
 
 	if (rq->rq_state == RQ_ABANDONED) {
 		cr_free_abandoned(cr, rq);
+		pthread_cond_signal(&cr->cr_credit_cond);
 		goto out_repost;
 	}
 	/* The chunks that came back must be the ones this call offered. */
