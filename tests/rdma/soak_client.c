@@ -35,14 +35,16 @@ static uint32_t next(uint32_t *s)
 	return *s;
 }
 
-/* Four in five calls inline (1..3500 bytes), the rest through chunks. */
+/* Four in five calls inline (1..3500 bytes), the rest through chunks:
+ * past the default inline threshold of 17 KiB (rpcrdma.conf(5)). */
+#define SOAK_INLINE 17408u
 static unsigned pick_size(uint32_t *s)
 {
 	uint32_t r = next(s);
 
 	if (r % 5)
 		return 1 + r / 5 % 3500;
-	return 4097 + r / 5 % (max_size - 4096);
+	return SOAK_INLINE + 1 + r / 5 % (max_size - SOAK_INLINE);
 }
 
 struct worker {
@@ -79,7 +81,7 @@ static void *work(void *arg)
 		xdr_free((xdrproc_t)xdr_echo_bytes, (char *)&res);
 		calls++;
 		bytes += n;
-		chunked += n > 4000;
+		chunked += n > SOAK_INLINE;
 	}
 	free(in);
 	pthread_mutex_lock(&total_lock);
@@ -138,7 +140,7 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (!addr || !port || !conns || !threads || max_size < 8192)
+	if (!addr || !port || !conns || !threads || max_size < 2 * SOAK_INLINE)
 		die("usage: soak_client -a ADDR [-b SRC] -p PORT [-c CONNS] "
 		    "[-t THREADS] [-D SECS] [-M MAXSIZE] [-S]");
 	if (shutdown_only || warm_up) {

@@ -401,7 +401,7 @@ START_TEST(precedence_every_layer)
 	ck_assert_uint_eq(out.ro_max_inline_data, 64);			/* device over conf.d */
 	ck_assert_uint_eq(out.ro_mr_cache, 3);				/* conf.d over file */
 	ck_assert_uint_eq(out.ro_page_threshold, 100);			/* file over default */
-	ck_assert_uint_eq(out.ro_inline_send, 4096);			/* default */
+	ck_assert_uint_eq(out.ro_inline_send, 17408);			/* default */
 	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
 	ck_assert_ptr_null(out.ro_source);
 	rpcrdma_optsrc_get(&src, key("max_requests"), "rxe0", &v, &s, &o);
@@ -462,15 +462,15 @@ START_TEST(defaults)
 					     sizeof(err)), 0);
 	rpcrdma_optsrc_resolve(&src, NULL, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 32);
-	ck_assert_uint_eq(out.ro_inline_send, 4096);
-	ck_assert_uint_eq(out.ro_inline_recv, 4096);
+	ck_assert_uint_eq(out.ro_inline_send, 17408);
+	ck_assert_uint_eq(out.ro_inline_recv, 17408);
 	ck_assert_uint_eq(out.ro_signal_every, 8);
 	ck_assert_uint_eq(out.ro_page_threshold, 1024);
 	ck_assert_uint_eq(out.ro_connect_timeout_ms, 5000);
 	ck_assert_uint_eq(out.ro_max_inline_data, 256);
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_AUTO);
 	ck_assert_uint_eq(out.ro_inline_cutoff, 256);
-	ck_assert_uint_eq(out.ro_mapped_min, 8192);
+	ck_assert_uint_eq(out.ro_mapped_min, 65536);
 	ck_assert_uint_eq(out.ro_mr_cache, 0);
 	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
 	ck_assert_uint_eq(out.ro_svc_threads, 0);
