@@ -319,6 +319,12 @@ pair chunks-ours-reply-always-zerocopy \
 pair chunks-ours-threaded \
 	"$b/tests/rdma/echo_server -j 4 -a $srv" \
 	"$b/tests/rdma/chunk_client -z -a $srv -b $cli -t 6"
+# The default inline sizes (17 KiB each way) on both ends: a 16 KiB echo
+# and the largest that fits cross in one Send each way, nothing
+# registered; one word more and the Call goes in a Read chunk.
+pair chunks-ours-default-inline \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/chunk_client -D -a $srv -b $cli"
 # Automatic Reply chunks: rxe's are memory windows, offered on every call;
 # siw's cost a registration per RPC, so the client learns per procedure
 # (probe, none once Replies came inline, one retry after ERR_CHUNK).

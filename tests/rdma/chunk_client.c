@@ -324,6 +324,55 @@ static int conn_memory_run(CLIENT *cl)
 	return refusal_run(cl, 32768, over, 2, "max_conn_memory");
 }
 
+/*
+ * -D: the default inline sizes (17 KiB each way, rpcrdma.conf(5)) on both
+ * ends.  A 16 KiB echo and the largest that fits (17336 bytes: 17408 less
+ * the transport header (28), the call header (40) and the length word)
+ * cross in one Send each way, copied (no registration for the Send);
+ * one word more and the Call goes in a Read chunk.  (A Reply chunk may
+ * still be offered, as for any result without a bound: chunk_regs.)
+ */
+static int default_inline_run(CLIENT *cl)
+{
+	static const unsigned n[] = { 16384, 17336, 17340, 16384 };
+	static const int chunked[] = { 0, 0, 1, 0 };
+	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
+	struct rpcrdma_stats s0, s;
+	unsigned i;
+
+	if (!in || !out)
+		die("out of memory");
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		s0 = stats(cl);
+		if (echo(cl, in, out, n[i], i, 0, 1) != RPC_SUCCESS)
+			die("echo of %u bytes: %s", n[i], clnt_sperror(cl, "ECHO_BYTES"));
+		s = stats(cl);
+		printf("chunk_client: echo %u: read_chunk_calls +%llu "
+		       "reply_chunk_replies +%llu chunk_regs +%llu "
+		       "hardway_registers +%llu\n", n[i],
+		       (unsigned long long)(s.rs_read_chunk_calls - s0.rs_read_chunk_calls),
+		       (unsigned long long)(s.rs_reply_chunk_replies - s0.rs_reply_chunk_replies),
+		       (unsigned long long)(s.rs_chunk_regs - s0.rs_chunk_regs),
+		       (unsigned long long)(s.rs_hardway_register_count -
+					    s0.rs_hardway_register_count));
+		if (s.rs_read_chunk_calls - s0.rs_read_chunk_calls != (uint64_t)chunked[i] ||
+		    s.rs_reply_chunk_replies != s0.rs_reply_chunk_replies ||
+		    s.rs_hardway_register_count != s0.rs_hardway_register_count)
+			die("echo of %u bytes: %s expected", n[i], chunked[i] ?
+			    "one Read chunk, an inline Reply" :
+			    "one Send each way, nothing registered to send");
+	}
+	printf("chunk_client: default inline sizes: 16384 and 17336 inline, "
+	       "17340 in a Read chunk\n");
+	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
+	clnt_destroy(cl);
+	free(in);
+	free(out);
+	printf("chunk_client: ok\n");
+	return 0;
+}
+
 /* The server refuses every connection (rings over max_conn_memory). */
 static int refused_run(const char *addr, const char *port,
 		       struct rpcrdma_options *o)
@@ -347,7 +396,7 @@ int main(int argc, char **argv)
 	struct worker *w;
 	unsigned threads = 4, i, calls;
 	int c, hostile_test = 0, stale = 0, swi = 0, learning = -1, words_test = 0;
-	int abandon = 0, conn_memory = 0, refused = 0;
+	int abandon = 0, conn_memory = 0, refused = 0, default_inline = 0;
 	unsigned limit = 0;
 	uint64_t bytes = 0;
 	CLIENT *cl;
@@ -356,10 +405,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	/* The sizes straddle a 4 KiB threshold, the one the Linux kernel
-	 * offers; the default (17 KiB) is crossed by echo_client -T. */
-	o.ro_inline_send = o.ro_inline_recv = 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRV:L:wAM:F:mgS:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRV:L:wAM:F:mgS:D")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -379,6 +425,7 @@ int main(int argc, char **argv)
 		case 'S': flood_size = (unsigned)atoi(optarg); break;
 		case 'm': conn_memory = 1; break;
 		case 'g': refused = 1; break;
+		case 'D': default_inline = 1; break;
 		default: return 2;
 		}
 	}
@@ -386,8 +433,12 @@ int main(int argc, char **argv)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
 		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
 		    "[-L cheap|costly] [-w] [-A] [-M BYTES] [-F FLAG: run until killed] "
-		    "[-m: max_conn_memory] [-g: expect refusal]");
+		    "[-m: max_conn_memory] [-g: expect refusal] [-D: default inline sizes]");
 	alarm(110);
+	/* The sizes straddle a 4 KiB threshold, the one the Linux kernel
+	 * offers; -D crosses the default one (17 KiB). */
+	if (!default_inline)
+		o.ro_inline_send = o.ro_inline_recv = 4096;
 	if (refused)
 		return refused_run(addr, port, &o);
 	if (learning >= 0) {
@@ -399,6 +450,8 @@ int main(int argc, char **argv)
 			die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
 		usleep(200 * 1000);
 	}
+	if (default_inline)
+		return default_inline_run(cl);
 	if (limit)
 		return limit_run(cl, limit);
 	if (conn_memory)
