@@ -28,7 +28,8 @@
 enum {
 	BP_NRECV = 8,		/* receives kept posted per connection */
 	BP_NSEND = 80,		/* send queue: room for a flood of Calls */
-	BP_BIG = 3 * RAWPEER_BUF,	/* the oversized Send */
+	BP_BIG = 2 * 17408,	/* the oversized Send: twice the server's
+				 * receive buffer (default inline_recv) */
 	BP_WAIT_MS = 10000,	/* one answer */
 	BP_SETTLE_MS = 30000,	/* the server frees what a peer held */
 	BP_SRV_CREDITS = 32,	/* echo_server's grant (its default) */
@@ -359,7 +360,7 @@ static void abandon(struct conn *w, int n)
 	       "%d more connections freed (%u)", n, now.freed - base.freed);
 }
 
-/* A Send three times the server's receive buffer: that connection goes. */
+/* A Send twice the server's receive buffer: that connection goes. */
 static void oversize(struct conn *w)
 {
 	struct status base, now;

@@ -318,6 +318,7 @@ int main(int argc, char **argv)
 	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
 	const unsigned inline_max = 4096 - 28 - 40 - 4;
+	unsigned over;
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
@@ -437,14 +438,20 @@ int main(int argc, char **argv)
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and
-	 * the opaque's length word.  -m tests only the sizes up to MAXLEN. */
+	 * the opaque's length word; every size up to it is swept (whatever
+	 * the inline sizes: the sweep's length stays the same).  -m tests
+	 * only the sizes up to MAXLEN.  @over: one byte more than fits the
+	 * inline size in force (17 KiB by default, -T). */
 	if (!max)
 		max = inline_max;
-	buf = malloc(inline_max + 64);
+	over = in_force.ro_inline_send - 28 - 40 - 4 + 1;
+	if (max >= over)
+		die("-m %u: at most %u", max, over - 1);
+	buf = malloc(over + 64);
 	if (!buf)
 		die("out of memory");
 	/* Registered once, the buffer is gathered by mapped Sends as it is. */
-	if (register_buf && !(mr = clnt_rdma_reg_mem(cl, buf, inline_max + 64)))
+	if (register_buf && !(mr = clnt_rdma_reg_mem(cl, buf, over + 64)))
 		die("clnt_rdma_reg_mem failed");
 	for (len = 0; len <= max; len++)
 		echo_once(cl, len, len, buf);
@@ -478,7 +485,7 @@ int main(int argc, char **argv)
 	/* One byte too many cannot go inline: it goes as a Read chunk and
 	 * its echo comes back in a Reply chunk (chunk_client covers the
 	 * sizes beyond); the connection keeps working inline after it. */
-	echo_once(cl, inline_max + 1, 41, buf);
+	echo_once(cl, over, 41, buf);
 	printf("client: over-inline Call went by chunks\n");
 	echo_once(cl, 100, 42, buf);
 
