@@ -31,6 +31,7 @@
 #include "rpc_rdma.h"
 #include "rawpeer.h"
 #include "badpeer.h"
+#include "lib_defaults.h"
 
 static struct rdma_cm_id *bad_id;
 static uint8_t *bad_rbuf, *bad_sbuf;
@@ -672,8 +673,7 @@ static void connect_server(const char *addr, const char *port,
 }
 
 /* The server's RFC 8797 answer: its magic, version 1, and its own inline
- * sizes each way (the defaults, 17 KiB), whatever we offered. */
-#define BAD_SERVER_INLINE 17408u
+ * sizes each way (the defaults), whatever we offered. */
 static void check_server_private(void)
 {
 	struct rpcrdma_cm_private p;
@@ -689,8 +689,8 @@ static void check_server_private(void)
 		return;
 	}
 	result(rpcrdma_cm_private_decode(pd, len, &p) == 0 &&
-	       p.pv_send_size == BAD_SERVER_INLINE &&
-	       p.pv_recv_size == BAD_SERVER_INLINE &&
+	       p.pv_send_size == TEST_INLINE_DEFAULT &&
+	       p.pv_recv_size == TEST_INLINE_DEFAULT &&
 	       pd[5] == 0,
 	       "server private data %02x%02x%02x%02x %02x %02x %02x %02x",
 	       pd[0], pd[1], pd[2], pd[3], pd[4], pd[5], pd[6], pd[7]);

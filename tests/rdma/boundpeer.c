@@ -24,11 +24,12 @@
 #include <rdma/rdma_verbs.h>
 #include "rpc_rdma.h"
 #include "rawpeer.h"
+#include "lib_defaults.h"
 
 enum {
 	BP_NRECV = 8,		/* receives kept posted per connection */
 	BP_NSEND = 80,		/* send queue: room for a flood of Calls */
-	BP_BIG = 2 * 17408,	/* the oversized Send: twice the server's
+	BP_BIG = 2 * TEST_INLINE_DEFAULT,	/* the oversized Send: twice the server's
 				 * receive buffer (default inline_recv) */
 	BP_WAIT_MS = 10000,	/* one answer */
 	BP_SETTLE_MS = 30000,	/* the server frees what a peer held */

@@ -35,6 +35,7 @@
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "test_util.h"
+#include "lib_defaults.h"
 
 static const unsigned sizes[] = {
 	4061, 4062, 4063, 4064, 4093, 4094, 4095, 4096, 4097, 8191, 65535,
@@ -245,6 +246,18 @@ static void words(CLIENT *cl)
 	free(in);
 }
 
+/* The run is over: SHUTDOWN, then the handle and the buffers go; 0. */
+static int finish(CLIENT *cl, char *in, char *out)
+{
+	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
+	clnt_destroy(cl);
+	free(in);
+	free(out);
+	printf("chunk_client: ok\n");
+	return 0;
+}
+
 /*
  * rounds times an echo of ok bytes served, then each of the two in over
  * refused with ERR_CHUNK (counted once in rs_err_chunk); ok served again
@@ -279,13 +292,7 @@ static int refusal_run(CLIENT *cl, unsigned ok, const unsigned over[2],
 	if (echo(cl, in, out, ok, 1 + rounds, 0, 1) != RPC_SUCCESS)
 		die("after the refusals: %s", clnt_sperror(cl, "ECHO"));
 	printf("chunk_client: %u Calls over the limits\n", 2 * rounds);
-	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
-		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
-	clnt_destroy(cl);
-	free(in);
-	free(out);
-	printf("chunk_client: ok\n");
-	return 0;
+	return finish(cl, in, out);
 }
 
 /* The server's max_chunk_bytes is limit: at it served, over it refused. */
@@ -325,16 +332,16 @@ static int conn_memory_run(CLIENT *cl)
 }
 
 /*
- * -D: the default inline sizes (17 KiB each way, rpcrdma.conf(5)) on both
- * ends.  A 16 KiB echo and the largest that fits (17336 bytes: 17408 less
- * the transport header (28), the call header (40) and the length word)
- * cross in one Send each way, copied (no registration for the Send);
+ * -D: the default inline sizes on both ends.  A 16 KiB echo and the
+ * largest that fits (the inline size less the Call's overhead) cross in
+ * one Send each way, copied (no registration for the Send);
  * one word more and the Call goes in a Read chunk.  (A Reply chunk may
  * still be offered, as for any result without a bound: chunk_regs.)
  */
 static int default_inline_run(CLIENT *cl)
 {
-	static const unsigned n[] = { 16384, 17336, 17340, 16384 };
+	enum { FITS = TEST_INLINE_DEFAULT - TEST_ECHO_CALL_OVERHEAD };
+	static const unsigned n[] = { 16384, FITS, FITS + 4, 16384 };
 	static const int chunked[] = { 0, 0, 1, 0 };
 	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 	struct rpcrdma_stats s0, s;
@@ -362,15 +369,9 @@ static int default_inline_run(CLIENT *cl)
 			    "one Read chunk, an inline Reply" :
 			    "one Send each way, nothing registered to send");
 	}
-	printf("chunk_client: default inline sizes: 16384 and 17336 inline, "
-	       "17340 in a Read chunk\n");
-	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
-		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
-	clnt_destroy(cl);
-	free(in);
-	free(out);
-	printf("chunk_client: ok\n");
-	return 0;
+	printf("chunk_client: default inline sizes: 16384 and %u inline, "
+	       "%u in a Read chunk\n", n[1], n[2]);
+	return finish(cl, in, out);
 }
 
 /* The server refuses every connection (rings over max_conn_memory). */

@@ -16,6 +16,7 @@
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "strategy_check.h"
+#include "lib_defaults.h"
 
 static const char *prog_name = "echo_client";
 
@@ -317,7 +318,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_options in_force;
 	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
-	const unsigned inline_max = 4096 - 28 - 40 - 4;
+	const unsigned inline_max = 4096 - TEST_ECHO_CALL_OVERHEAD;
 	unsigned over;
 	struct rpcrdma_options o;
 	unsigned max = 0, threads = 8, per_thread = 300, len;
@@ -444,7 +445,7 @@ int main(int argc, char **argv)
 	 * inline size in force (17 KiB by default, -T). */
 	if (!max)
 		max = inline_max;
-	over = in_force.ro_inline_send - 28 - 40 - 4 + 1;
+	over = in_force.ro_inline_send - TEST_ECHO_CALL_OVERHEAD + 1;
 	if (max >= over)
 		die("-m %u: at most %u", max, over - 1);
 	buf = malloc(over + 64);

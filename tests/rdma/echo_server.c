@@ -41,6 +41,7 @@
 #include "echo.h"
 #include "drc_prog.h"
 #include "strategy_check.h"
+#include "lib_defaults.h"
 
 void echo_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
@@ -467,7 +468,7 @@ int main(int argc, char **argv)
 	int own_loop = 0, strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
-	uint32_t threads = 0, inl = 17408;	/* the default inline sizes, rpcrdma.conf(5) */
+	uint32_t threads = 0, inl = TEST_INLINE_DEFAULT;
 	unsigned long long conn_budget = 0, stop_refused = 0;
 	int term_on = 0;
 	struct rpcrdma_options o;

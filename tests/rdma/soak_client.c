@@ -20,6 +20,7 @@
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 #include "test_util.h"
+#include "lib_defaults.h"
 
 static unsigned max_size = 131072;
 static double stop_at;
@@ -36,8 +37,8 @@ static uint32_t next(uint32_t *s)
 }
 
 /* Four in five calls inline (1..3500 bytes), the rest through chunks:
- * past the default inline threshold of 17 KiB (rpcrdma.conf(5)). */
-#define SOAK_INLINE 17408u
+ * past the default inline threshold. */
+#define SOAK_INLINE TEST_INLINE_DEFAULT
 static unsigned pick_size(uint32_t *s)
 {
 	uint32_t r = next(s);

@@ -19,14 +19,12 @@
 #include <unistd.h>
 #include <rpcrdma/rpcrdma.h>
 #include "xdrdiff_common.h"
+#include "lib_defaults.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)
 /* The server's default max_chunk_bytes: no Call or Reply moves more. */
 #define SVC_CHUNK_LIMIT (4 * MiB + 64 * KiB)
-/* The default inline sizes (rpcrdma.conf(5)): with no Reply chunk, no
- * Reply is larger. */
-#define INLINE_DEFAULT (17 * KiB)
 /* Near a limit, either outcome is right: headers are not counted here. */
 #define SLACK (8 * KiB)
 
@@ -56,7 +54,7 @@ static const char *const proc_names[] = {
 /* Sizes at and around every threshold, then random ones. */
 static const uint32_t edges[] = {
 	0, 1, 3, 4, 5, 1023, 1024, 1025, 3999, 4000, 4095, 4096, 4097,
-	17407, 17408, 65535, 65536, 65537, 300000, MiB - 1, MiB, MiB + 1,
+	TEST_INLINE_DEFAULT - 1, TEST_INLINE_DEFAULT, 65535, 65536, 65537, 300000, MiB - 1, MiB, MiB + 1,
 	MiB + 4 * KiB, MiB + 64 * KiB, 4 * MiB, 4 * MiB + 200 * KiB,
 };
 #define NEDGES (sizeof(edges) / sizeof(edges[0]))
@@ -213,7 +211,7 @@ static int allowed(const struct config *cf, size_t call_len, size_t reply_len)
 	size_t reply_max = cf->max_reply ? cf->max_reply : MiB + 4 * KiB;
 
 	if (cf->reply_chunks == RPCRDMA_REPLY_CHUNK_NEVER)
-		reply_max = INLINE_DEFAULT;
+		reply_max = TEST_INLINE_DEFAULT;	/* no Reply chunk */
 	if (reply_max > SVC_CHUNK_LIMIT)
 		reply_max = SVC_CHUNK_LIMIT;
 	if (call_len + SLACK < SVC_CHUNK_LIMIT && reply_len + SLACK < reply_max)
