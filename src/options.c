@@ -1,7 +1,7 @@
 /*
  * Options by precedence: per handle (fields the program set) over the
  * environment over [device NAME] over conf.d over rpcrdma.conf over the
- * key table's defaults.  No verbs and no global state: unit-tested as is.
+ * built-in defaults: the driver's (conf_keys.c), else the key table's.  No verbs and no global state: unit-tested as is.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -175,8 +175,40 @@ int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
 	return 0;
 }
 
+const char *rpcrdma_driver_name(enum rpcrdma_driver drv)
+{
+	switch (drv) {
+	case RPCRDMA_DRV_RXE:
+		return "rxe";
+	case RPCRDMA_DRV_SIW:
+		return "siw";
+	default:
+		return NULL;
+	}
+}
+
+/* Key k's built-in default on drv; *from: the driver's name if its own. */
+static uint64_t builtin_default(size_t k, enum rpcrdma_driver drv,
+				const char **from)
+{
+	size_t i;
+
+	*from = NULL;
+	for (i = 0; drv != RPCRDMA_DRV_OTHER && i < rpcrdma_ndriver_defaults; i++) {
+		const struct rpcrdma_driver_default *d = &rpcrdma_driver_defaults[i];
+
+		if (d->dd_driver == drv &&
+		    !strcmp(d->dd_key, rpcrdma_keys[k].ck_name)) {
+			*from = rpcrdma_driver_name(drv);
+			return d->dd_value;
+		}
+	}
+	return rpcrdma_keys[k].ck_default;
+}
+
 void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
-			const char *device, uint64_t *val, const char **str,
+			const char *device, enum rpcrdma_driver drv,
+			uint64_t *val, const char **str,
 			struct rpcrdma_conf_origin *origin)
 {
 	const struct rpcrdma_conf_key *key = &rpcrdma_keys[k];
@@ -191,7 +223,8 @@ void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
 	else if (!src->os_conf ||
 		 !rpcrdma_conf_lookup(src->os_conf, k, src->os_role, device, val,
 				      str, &o)) {
-		*val = key->ck_default;
+		memset(&o, 0, sizeof(o));
+		*val = builtin_default(k, drv, &o.co_device);
 		*str = NULL;
 		o.co_layer = RPCRDMA_CL_DEFAULT;
 	}
@@ -200,7 +233,8 @@ void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
 }
 
 void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
-			    const char *device, struct rpcrdma_options *out)
+			    const char *device, enum rpcrdma_driver drv,
+			    struct rpcrdma_options *out)
 {
 	const char *str;
 	uint64_t v;
@@ -213,7 +247,7 @@ void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
 	for (k = 0; k < rpcrdma_nkeys; k++) {
 		char *p = (char *)out + rpcrdma_keys[k].ck_offset;
 
-		rpcrdma_optsrc_get(src, k, device, &v, &str, NULL);
+		rpcrdma_optsrc_get(src, k, device, drv, &v, &str, NULL);
 		if (rpcrdma_keys[k].ck_type == RPCRDMA_CT_STRING) {
 			memcpy(p, &str, sizeof(str));
 		} else {

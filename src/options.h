@@ -10,9 +10,22 @@
 #include <stddef.h>
 #include <rpcrdma/rpcrdma.h>
 #include "conf.h"
+#include "driver.h"
 
 extern const struct rpcrdma_conf_key rpcrdma_keys[];
 extern const size_t rpcrdma_nkeys;
+
+/*
+ * A built-in default that differs on one driver: it replaces the key
+ * table's default there, and any layer that sets the key still wins.
+ */
+struct rpcrdma_driver_default {
+	enum rpcrdma_driver dd_driver;
+	const char *dd_key;
+	uint64_t dd_value;
+};
+extern const struct rpcrdma_driver_default rpcrdma_driver_defaults[];
+extern const size_t rpcrdma_ndriver_defaults;
 
 /* ro_log_level / log_level. */
 enum {
@@ -59,12 +72,20 @@ int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
 			  const struct rpcrdma_options *change,
 			  char *err, size_t errlen);
 
-/* The options in force on device (NULL: not known yet). */
+/*
+ * The options in force on device (NULL: not known yet), run by driver
+ * (RPCRDMA_DRV_OTHER when not known).
+ */
 void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
-			    const char *device, struct rpcrdma_options *out);
-/* One key's value and where it came from. */
+			    const char *device, enum rpcrdma_driver drv,
+			    struct rpcrdma_options *out);
+/*
+ * One key's value and where it came from; a driver's built-in default
+ * comes from layer RPCRDMA_CL_DEFAULT with co_device the driver's name.
+ */
 void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
-			const char *device, uint64_t *val, const char **str,
+			const char *device, enum rpcrdma_driver drv,
+			uint64_t *val, const char **str,
 			struct rpcrdma_conf_origin *origin);
 
 /* The configuration file when RPCRDMA_CONF does not name one. */

@@ -406,7 +406,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		free(l);
 		goto out_err;
 	}
-	rpcrdma_optsrc_resolve(&l->ln_src, NULL, &l->ln_opts);
+	rpcrdma_optsrc_resolve(&l->ln_src, NULL, RPCRDMA_DRV_OTHER, &l->ln_opts);
 	pthread_mutex_init(&l->ln_lock, NULL);
 	if (!port) {	/* the port key, RPCRDMA_DEFAULT_PORT unless set */
 		snprintf(portbuf, sizeof(portbuf), "%u", l->ln_opts.ro_port);

@@ -51,7 +51,7 @@ int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
 
 	rc = rpcrdma_optsrc_init(src, o, role, named ? named : RPCRDMA_CONF_FILE,
 				 named != NULL, environ, err, sizeof(err));
-	rpcrdma_optsrc_resolve(src, NULL, &in_force);
+	rpcrdma_optsrc_resolve(src, NULL, RPCRDMA_DRV_OTHER, &in_force);
 	if (in_force.ro_log_level >= RPCRDMA_LOG_DEBUG)
 		__atomic_store_n(&rpcrdma_debug, 1, __ATOMIC_RELAXED);
 	for (i = 0; src->os_conf && (d = rpcrdma_conf_diag(src->os_conf, i, &is_err)); i++)
@@ -69,7 +69,7 @@ static int xprt_init(struct rpcrdma_xprt *x)
 {
 	int rc;
 
-	rpcrdma_optsrc_resolve(x->rx_src, NULL, &x->rx_opts);
+	rpcrdma_optsrc_resolve(x->rx_src, NULL, RPCRDMA_DRV_OTHER, &x->rx_opts);
 	/* Until the peer says otherwise, RFC 8166's 1 KiB each way. */
 	x->rx_send_max = RPCRDMA_DEFAULT_INLINE;
 	x->rx_recv_max = x->rx_opts.ro_inline_recv;
@@ -140,9 +140,10 @@ int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
 
 /*
  * One send buffer per credit: a Send never waits for more than its credit.
- * The device is known now: its [device] section applies from here on,
- * before the QP is created (only keys that size no buffer may be set
- * there, so what was allocated from the first resolution still fits).
+ * The device is known now: its [device] section and its driver's
+ * built-in defaults apply from here on, before the QP is created (only
+ * keys that size no buffer may be set there, so what was allocated from
+ * the first resolution still fits).
  */
 int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 {
@@ -150,10 +151,12 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 	struct rpcrdma_ep_attr a;
 	int rc;
 
-	rpcrdma_optsrc_resolve(x->rx_src, dev, &x->rx_opts);
-	RPCRDMA_DBG("options on device %s: strategy %u max_inline_data %u",
-		    dev ? dev : "?", x->rx_opts.ro_send_strategy,
-		    x->rx_opts.ro_max_inline_data);
+	rpcrdma_optsrc_resolve(x->rx_src, dev, rpcrdma_ep_driver(&x->rx_ep),
+			       &x->rx_opts);
+	RPCRDMA_DBG("options on device %s: strategy %u max_inline_data %u "
+		    "signal_every %u", dev ? dev : "?",
+		    x->rx_opts.ro_send_strategy, x->rx_opts.ro_max_inline_data,
+		    x->rx_opts.ro_signal_every);
 	x->rx_mrs.mt_max_cached = x->rx_opts.ro_mr_cache;
 	rc = rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
 				  x->rx_opts.ro_signal_every);

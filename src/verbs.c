@@ -185,6 +185,21 @@ static int verbs_errno(void)
  */
 #define RXE_WC_WITH_INV (1u << 2)
 
+/* siw's vendor id, as its kernel driver reports it ("bmt"). */
+#define SIW_VENDOR_ID 0x626d74
+
+static enum rpcrdma_driver driver_of(const struct ibv_device *dev,
+				     const struct ibv_device_attr *da)
+{
+	if (dev->transport_type == IBV_TRANSPORT_IB &&
+	    da->vendor_id == RXE_VENDOR_ID)
+		return RPCRDMA_DRV_RXE;
+	if (dev->transport_type == IBV_TRANSPORT_IWARP &&
+	    da->vendor_id == SIW_VENDOR_ID)
+		return RPCRDMA_DRV_SIW;
+	return RPCRDMA_DRV_OTHER;
+}
+
 static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	static const uint32_t steps[] = { 256, 128, 80, 64, 32, 0 };
@@ -200,8 +215,7 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	    (uint32_t)da.max_sge < max_sge)
 		max_sge = (uint32_t)da.max_sge;
 	ep->re_wc_inv_flags = IBV_WC_WITH_INV;
-	if (ep->re_id->verbs->device->transport_type == IBV_TRANSPORT_IB &&
-	    da.vendor_id == RXE_VENDOR_ID)
+	if (driver_of(ep->re_id->verbs->device, &da) == RPCRDMA_DRV_RXE)
 		ep->re_wc_inv_flags |= RXE_WC_WITH_INV;
 
 	for (;;) {
@@ -253,6 +267,17 @@ const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
 	if (!ep->re_id || !ep->re_id->verbs)
 		return NULL;
 	return ibv_get_device_name(ep->re_id->verbs->device);
+}
+
+static enum rpcrdma_driver rpcrdma_ep_driver_here(struct rpcrdma_ep *ep)
+{
+	struct ibv_device_attr da;
+
+	memset(&da, 0, sizeof(da));
+	if (!ep->re_id || !ep->re_id->verbs ||
+	    ibv_query_device(ep->re_id->verbs, &da))
+		return RPCRDMA_DRV_OTHER;
+	return driver_of(ep->re_id->verbs->device, &da);
 }
 
 static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
@@ -794,6 +819,7 @@ static int rpcrdma_cm_destroy_id_here(struct rdma_cm_id *id)
 /* ---- the public names: here, or on the verbs thread (verbs_thread.h) ---- */
 
 RPCRDMA_VT_R5(int, rpcrdma_ep_resolve, struct rpcrdma_ep *, const char *, const char *, const char *, int)
+RPCRDMA_VT_R1(enum rpcrdma_driver, rpcrdma_ep_driver, struct rpcrdma_ep *)
 RPCRDMA_VT_R2(int, rpcrdma_ep_setup, struct rpcrdma_ep *, const struct rpcrdma_ep_attr *)
 RPCRDMA_VT_R6(int, rpcrdma_ep_connect, struct rpcrdma_ep *, const void *, uint8_t, int, uint8_t *, uint8_t *)
 RPCRDMA_VT_R3(int, rpcrdma_ep_accept, struct rpcrdma_ep *, const void *, uint8_t)

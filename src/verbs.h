@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rdma/rdma_cma.h>
+#include "driver.h"
 
 #define rpcrdma_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -151,6 +152,8 @@ int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
 /* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep);
+/* Its driver, for the built-in defaults that differ (driver.h). */
+enum rpcrdma_driver rpcrdma_ep_driver(struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);
 int rpcrdma_ep_connect(struct rpcrdma_ep *ep, const void *pdata,
 		       uint8_t pdata_len, int timeout_ms,

@@ -145,7 +145,7 @@ static void conf_init(void)
 	if (rpcrdma_optsrc_init(&src, NULL, RPCRDMA_CS_CLIENT,
 				named ? named : RPCRDMA_CONF_FILE, named != NULL,
 				environ, err, sizeof(err)) == 0) {
-		rpcrdma_optsrc_resolve(&src, NULL, &in_force);
+		rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &in_force);
 		log_level = (int)in_force.ro_log_level;
 	}
 	/* A bad file: the library says why at the first handle. */

@@ -82,9 +82,12 @@ killmid() {
 	fi
 }
 
+# ... with the driver's signal_every in force: every Send signaled on siw
+# (rpcrdma.conf(5), DRIVER DEFAULTS), one in 8 elsewhere.
+if [ "$kind" = siw ]; then sig=1; else sig=8; fi
 pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n $many"
+	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n $many -E $sig"
 
 # Callers abandon calls (timeouts) while others wait or poll the CQ.
 pair abandoned-calls \

@@ -314,7 +314,7 @@ int main(int argc, char **argv)
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
 	int sleep_test = 0, expect = -1, live = -1;
-	long expect_granted = -1;
+	long expect_granted = -1, expect_signal = -1;
 	struct rpcrdma_options in_force;
 	unsigned payload = 0;
 	struct rpcrdma_mr *mr = NULL;
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:g:L:X:D:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:E:g:L:X:D:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -341,6 +341,7 @@ int main(int argc, char **argv)
 				die("unknown strategy %s", optarg);
 			break;
 		case 'g': expect_granted = atol(optarg); break;
+		case 'E': expect_signal = atol(optarg); break;	/* signal_every */
 		/* -L: a strategy set on the live handle (CLSET_OPTIONS). */
 		case 'L':
 			live = strategy_parse(optarg);
@@ -416,8 +417,13 @@ int main(int argc, char **argv)
 	rpcrdma_options_init(&in_force);
 	if (!clnt_control(cl, RPCRDMA_CLGET_OPTIONS, (char *)&in_force))
 		die("RPCRDMA_CLGET_OPTIONS refused");
-	printf("client: in force: send_strategy %u max_inline_data %u\n",
-	       in_force.ro_send_strategy, in_force.ro_max_inline_data);
+	printf("client: in force: send_strategy %u max_inline_data %u "
+	       "signal_every %u\n", in_force.ro_send_strategy,
+	       in_force.ro_max_inline_data, in_force.ro_signal_every);
+	if (expect_signal >= 0 &&
+	    in_force.ro_signal_every != (uint32_t)expect_signal)
+		die("signal_every in force %u, expected %ld",
+		    in_force.ro_signal_every, expect_signal);
 	if (expect >= 0) {
 		if (in_force.ro_send_strategy != (uint32_t)expect)
 			die("send_strategy in force %u, expected %d",
@@ -550,6 +556,11 @@ int main(int argc, char **argv)
 		die("counters disagree with what happened");
 	if (s.rs_credits_granted < 2)
 		die("the server granted %llu credits", (unsigned long long)s.rs_credits_granted);
+	/* -E 1: every Call's Send asked for a completion. */
+	if (expect_signal == 1 && s.rs_signaled_sends < s.rs_calls)
+		die("signal_every 1, but %llu signaled Sends for %llu calls",
+		    (unsigned long long)s.rs_signaled_sends,
+		    (unsigned long long)s.rs_calls);
 
 	/* -N: the server keeps serving others (a test's later clients). */
 	if (!no_shutdown && echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)

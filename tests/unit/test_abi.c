@@ -284,7 +284,7 @@ START_TEST(options_import_sizes)
 	prog->ro_max_requests = 16;
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, prog, CL, NULL, false, NULL, err,
 					     sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, NULL, &out);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 16);
 	rpcrdma_optsrc_fini(&src);
 
@@ -360,7 +360,7 @@ START_TEST(old_program_resolved)
 	whole.ro_size = sizeof(whole);		/* now the library's whole struct */
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, &whole, SV, NULL, false, envp,
 					     err, sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, NULL, &out);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 16);
 	ck_assert_uint_eq(out.ro_drc_size, 77);
 	rpcrdma_optsrc_fini(&src);

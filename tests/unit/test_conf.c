@@ -395,7 +395,7 @@ START_TEST(precedence_every_layer)
 	h.ro_max_requests = 30;		/* handle over env */
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, &h, CL, main, true, envp, err,
 					     sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, "rxe0", &out);
+	rpcrdma_optsrc_resolve(&src, "rxe0", RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 30);			/* handle */
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_MAPPED);	/* env over device */
 	ck_assert_uint_eq(out.ro_max_inline_data, 64);			/* device over conf.d */
@@ -404,24 +404,24 @@ START_TEST(precedence_every_layer)
 	ck_assert_uint_eq(out.ro_inline_send, 17408);			/* default */
 	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
 	ck_assert_ptr_null(out.ro_source);
-	rpcrdma_optsrc_get(&src, key("max_requests"), "rxe0", &v, &s, &o);
+	rpcrdma_optsrc_get(&src, key("max_requests"), "rxe0", RPCRDMA_DRV_OTHER, &v, &s, &o);
 	ck_assert_int_eq(o.co_layer, RPCRDMA_CL_HANDLE);
-	rpcrdma_optsrc_get(&src, key("inline_send"), "rxe0", &v, &s, &o);
+	rpcrdma_optsrc_get(&src, key("inline_send"), "rxe0", RPCRDMA_DRV_OTHER, &v, &s, &o);
 	ck_assert_int_eq(o.co_layer, RPCRDMA_CL_DEFAULT);
 	/* Before the device is known, or on another one: no [device]. */
-	rpcrdma_optsrc_resolve(&src, NULL, &out);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_inline_data, 32);
-	rpcrdma_optsrc_resolve(&src, "siw0", &out);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_inline_data, 32);
 	rpcrdma_optsrc_fini(&src);
 
 	/* Without the environment and the handle: the layers below show. */
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, CL, main, true, NULL, err,
 					     sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, "rxe0", &out);
+	rpcrdma_optsrc_resolve(&src, "rxe0", RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 10);
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_PULLUP);	/* device */
-	rpcrdma_optsrc_resolve(&src, NULL, &out);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_INLINE);	/* file */
 	rpcrdma_optsrc_fini(&src);
 	remove_tree();
@@ -444,7 +444,7 @@ START_TEST(handle_default_value_wins)
 	h.ro_send_strategy = RPCRDMA_SEND_AUTO;
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, &h, SV, NULL, false, envp, err,
 					     sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, NULL, &out);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_svc_threads, 0);
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_AUTO);
 	rpcrdma_optsrc_fini(&src);
@@ -460,7 +460,7 @@ START_TEST(defaults)
 
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, CL, NULL, false, NULL, err,
 					     sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, NULL, &out);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 32);
 	ck_assert_uint_eq(out.ro_inline_send, 17408);
 	ck_assert_uint_eq(out.ro_inline_recv, 17408);
@@ -477,6 +477,78 @@ START_TEST(defaults)
 	ck_assert_uint_eq(out.ro_call_timeout_ms, 0);
 	ck_assert_uint_eq(out.ro_log_level, RPCRDMA_LOG_WARNING);
 	rpcrdma_optsrc_fini(&src);
+}
+END_TEST
+
+/*
+ * A driver's built-in default replaces the key's on that driver only,
+ * shows as layer DEFAULT with the driver's name, and every layer that
+ * sets the key wins over it; every entry names a key a [device] section
+ * may set (they apply once the device is known, after buffers are sized).
+ */
+START_TEST(driver_defaults)
+{
+	char *envp[] = { "RPCRDMA_SIGNAL_EVERY=5", NULL };
+	struct rpcrdma_conf_origin o;
+	struct rpcrdma_options h, out;
+	struct rpcrdma_optsrc src;
+	char err[256], main[512];
+	const char *s;
+	uint64_t v;
+	size_t i, k;
+
+	for (i = 0; i < rpcrdma_ndriver_defaults; i++) {
+		k = key(rpcrdma_driver_defaults[i].dd_key);
+		ck_assert(rpcrdma_keys[k].ck_where & RPCRDMA_CS_DEVICE);
+		ck_assert(rpcrdma_driver_defaults[i].dd_value >= rpcrdma_keys[k].ck_min);
+		ck_assert(rpcrdma_driver_defaults[i].dd_value <= rpcrdma_keys[k].ck_max);
+	}
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, CL, NULL, false, NULL, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 1);
+	ck_assert_uint_eq(out.ro_inline_send, 17408);	/* no siw default */
+	rpcrdma_optsrc_get(&src, key("signal_every"), "siw0", RPCRDMA_DRV_SIW,
+			   &v, &s, &o);
+	ck_assert_uint_eq(v, 1);
+	ck_assert_int_eq(o.co_layer, RPCRDMA_CL_DEFAULT);
+	ck_assert_str_eq(o.co_device, "siw");
+	rpcrdma_optsrc_get(&src, key("signal_every"), "rxe0", RPCRDMA_DRV_RXE,
+			   &v, &s, &o);
+	ck_assert_uint_eq(v, 8);
+	ck_assert_ptr_null(o.co_device);
+	rpcrdma_optsrc_resolve(&src, "mlx5_0", RPCRDMA_DRV_OTHER, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 8);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 8);
+	rpcrdma_optsrc_fini(&src);
+
+	/* A file's [global] value, a [device] section, the environment and
+	 * the handle each win over siw's default. */
+	make_tree();
+	snprintf(main, sizeof(main), "%s/only.conf", tmpdir);
+	write_file("only.conf", "[global]\nsignal_every = 2\n[device siw1]\n"
+		   "signal_every = 3\n");
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, CL, main, true, NULL, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 2);
+	rpcrdma_optsrc_resolve(&src, "siw1", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 3);
+	rpcrdma_optsrc_fini(&src);
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, CL, NULL, false, envp, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 5);
+	rpcrdma_optsrc_fini(&src);
+	rpcrdma_options_init(&h);
+	h.ro_signal_every = 8;
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, &h, CL, NULL, false, NULL, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_signal_every, 8);
+	rpcrdma_optsrc_fini(&src);
+	remove_tree();
 }
 END_TEST
 
@@ -560,12 +632,12 @@ START_TEST(live_update)
 	/* A listener's handle layer: later resolutions see the change. */
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, SV, NULL, false, envp, err,
 					     sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, "rxe0", &out);
+	rpcrdma_optsrc_resolve(&src, "rxe0", RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_INLINE);
 	rpcrdma_options_init(&ch);
 	ch.ro_send_strategy = RPCRDMA_SEND_PULLUP;
 	ck_assert_int_eq(rpcrdma_optsrc_update(&src, &ch, err, sizeof(err)), 0);
-	rpcrdma_optsrc_resolve(&src, "rxe0", &out);
+	rpcrdma_optsrc_resolve(&src, "rxe0", RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_send_strategy, RPCRDMA_SEND_PULLUP);
 	rpcrdma_optsrc_fini(&src);
 }
@@ -606,6 +678,7 @@ int main(void)
 	tcase_add_test(tf, precedence_every_layer);
 	tcase_add_test(tf, handle_default_value_wins);
 	tcase_add_test(tf, defaults);
+	tcase_add_test(tf, driver_defaults);
 	tcase_add_test(tf, handle_range_checked);
 	tcase_add_test(tf, live_update);
 	suite_add_tcase(s, tc);

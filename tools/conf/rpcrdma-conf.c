@@ -17,7 +17,8 @@ extern char **environ;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rpcrdma-conf [--file PATH] [--client|--server] [--device NAME] --dump\n"
+		"usage: rpcrdma-conf [--file PATH] [--client|--server] [--device NAME]\n"
+		"                    [--driver rxe|siw] --dump\n"
 		"       rpcrdma-conf [--file PATH] --check\n"
 		"       rpcrdma-conf --keys\n"
 		"Default file: $RPCRDMA_CONF, else %s (and its .d folder).\n",
@@ -63,7 +64,10 @@ static void origin_text(const struct rpcrdma_conf_origin *o, char *buf,
 
 	switch (o->co_layer) {
 	case RPCRDMA_CL_DEFAULT:
-		snprintf(buf, len, "default");
+		if (o->co_device)
+			snprintf(buf, len, "default for %s", o->co_device);
+		else
+			snprintf(buf, len, "default");
 		break;
 	case RPCRDMA_CL_ENV:
 		snprintf(buf, len, "environment %s", o->co_file);
@@ -79,7 +83,8 @@ static void origin_text(const struct rpcrdma_conf_origin *o, char *buf,
 	}
 }
 
-static void dump(const struct rpcrdma_optsrc *src, const char *device)
+static void dump(const struct rpcrdma_optsrc *src, const char *device,
+		 enum rpcrdma_driver drv)
 {
 	struct rpcrdma_conf_origin o;
 	char val[300], from[600];
@@ -87,14 +92,16 @@ static void dump(const struct rpcrdma_optsrc *src, const char *device)
 	uint64_t v;
 	size_t k;
 
-	printf("[%s]%s%s\n", src->os_role == RPCRDMA_CS_CLIENT ? "client" : "server",
-	       device ? " # on device " : "", device ? device : "");
+	printf("[%s]%s%s%s%s\n", src->os_role == RPCRDMA_CS_CLIENT ? "client" : "server",
+	       device ? " # on device " : "", device ? device : "",
+	       drv != RPCRDMA_DRV_OTHER ? " # driver " : "",
+	       drv != RPCRDMA_DRV_OTHER ? rpcrdma_driver_name(drv) : "");
 	for (k = 0; k < rpcrdma_nkeys; k++) {
 		const struct rpcrdma_conf_key *key = &rpcrdma_keys[k];
 
 		if (!(key->ck_where & src->os_role))
 			continue;
-		rpcrdma_optsrc_get(src, k, device, &v, &str, &o);
+		rpcrdma_optsrc_get(src, k, device, drv, &v, &str, &o);
 		rpcrdma_conf_format(key, v, str, val, sizeof(val));
 		origin_text(&o, from, sizeof(from));
 		printf("%-20s = %-10s # %s\n", key->ck_name,
@@ -107,6 +114,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "driver", required_argument, NULL, 'r' },
 		{ "client", no_argument, NULL, 'c' },
 		{ "server", no_argument, NULL, 's' },
 		{ "dump", no_argument, NULL, 'D' },
@@ -119,14 +127,26 @@ int main(int argc, char **argv)
 	bool must_exist = file != NULL, is_err, first = true;
 	unsigned int roles = RPCRDMA_CS_CLIENT | RPCRDMA_CS_SERVER, r;
 	int c, mode = 0, rc = 0;
+	enum rpcrdma_driver drv = RPCRDMA_DRV_OTHER;
 	struct rpcrdma_optsrc src;
 	char err[512];
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "f:d:csDCkh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:d:r:csDCkh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': file = optarg; must_exist = true; break;
 		case 'd': device = optarg; break;
+		case 'r':
+			if (!strcmp(optarg, "rxe"))
+				drv = RPCRDMA_DRV_RXE;
+			else if (!strcmp(optarg, "siw"))
+				drv = RPCRDMA_DRV_SIW;
+			else {
+				fprintf(stderr, "rpcrdma-conf: --driver: rxe or siw, "
+					"not \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
 		case 'c': roles = RPCRDMA_CS_CLIENT; break;
 		case 's': roles = RPCRDMA_CS_SERVER; break;
 		case 'D': case 'C': case 'k': mode = c; break;
@@ -160,7 +180,7 @@ int main(int argc, char **argv)
 		if (mode == 'D') {
 			if (!first)
 				putchar('\n');
-			dump(&src, device);
+			dump(&src, device, drv);
 		}
 		first = false;
 		rpcrdma_optsrc_fini(&src);
