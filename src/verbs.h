@@ -1,10 +1,12 @@
 /*
  * The thin verbs layer: every libibverbs/librdmacm call of the library
- * lives in verbs.c, or, for memory (PDs, registrations, windows), in
- * verbs_mem.c (tools/callgraph shows who calls them).  Above it, the
- * transports see plain data: buffers, completions recovered to their typed
- * contexts (completion.h dispatches them), and negative errnos; of
- * librdmacm's types they read only a CM event's fields.
+ * lives in verbs.c (the endpoint), verbs_post.c (posting and polling),
+ * verbs_cm.c (the listener and CM events), or, for memory (PDs,
+ * registrations, windows), in verbs_mem.c (tools/callgraph shows who
+ * calls them).  Above it, the transports see plain data: buffers,
+ * completions recovered to their typed contexts (completion.h dispatches
+ * them), and negative errnos; of librdmacm's types they read only a CM
+ * event's fields.
  */
 #ifndef RPCRDMA_VERBS_H
 #define RPCRDMA_VERBS_H
@@ -134,9 +136,9 @@ struct rpcrdma_wc {
 /*
  * What a Send may carry with it in the same ibv_post_send: RDMA Writes
  * posted in front of it (RC ordering places their data before the Send
- * arrives; each has sp_member as its context, signaled (verbs.c says
- * why), their completions mattering only when they fail), and Send With
- * Invalidate of one of the peer's rkeys.
+ * arrives; each has sp_member as its context, signaled (verbs_post.c
+ * says why), their completions mattering only when they fail), and Send
+ * With Invalidate of one of the peer's rkeys.
  */
 #define RPCRDMA_SEND_PRE_MAX 16
 struct rpcrdma_send_pre {

@@ -2,8 +2,9 @@
  * The verbs thread: a library-owned thread whose credentials never change,
  * making the verbs and CM system calls for threads that switch their own
  * (rpcrdma_thread_own_creds(3); src/event-loop.md, "The verbs thread").
- * verbs.c and verbs_mem.c route each of their calls through it with the
- * RPCRDMA_VT_* wrappers below; an unmarked thread pays one TLS test.
+ * verbs.c, verbs_post.c, verbs_cm.c and verbs_mem.c route each of their
+ * calls through it with the RPCRDMA_VT_* wrappers below; an unmarked
+ * thread pays one TLS test.
  */
 #ifndef RPCRDMA_VERBS_THREAD_H
 #define RPCRDMA_VERBS_THREAD_H

@@ -1,0 +1,20 @@
+/*
+ * What the verbs files share privately (verbs.c for the endpoint, verbs_cm.c
+ * for the listener): a CM or completion channel made non-blocking.
+ */
+#ifndef RPCRDMA_VERBS_INT_H
+#define RPCRDMA_VERBS_INT_H
+
+#include <errno.h>
+#include <fcntl.h>
+
+static inline int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+#endif
