@@ -159,12 +159,6 @@ static int verbs_errno(void)
 	return errno ? -errno : -ENOMEM;
 }
 
-/*
- * Create the QP asking for ea_max_inline bytes of inline data.  Providers
- * differ: rxe grants up to 512, siw refuses more than 80 with EINVAL, so on
- * EINVAL step down through smaller sizes to none.  The caller reads the
- * real grant from re_inline_granted.
- */
 /* rxe's vendor id, as its kernel driver reports it. */
 #define RXE_VENDOR_ID 0xffffff
 
@@ -179,6 +173,8 @@ static int verbs_errno(void)
 /* siw's vendor id, as its kernel driver reports it ("bmt"). */
 #define SIW_VENDOR_ID 0x626d74
 
+/* Which soft driver a device is, from its vendor id (rxe and siw set
+ * their own; hardware sets its PCI vendor's). */
 static enum rpcrdma_driver driver_of(const struct ibv_device *dev,
 				     const struct ibv_device_attr *da)
 {
@@ -191,6 +187,12 @@ static enum rpcrdma_driver driver_of(const struct ibv_device *dev,
 	return RPCRDMA_DRV_OTHER;
 }
 
+/*
+ * Create the QP asking for ea_max_inline bytes of inline data.  Providers
+ * differ: rxe grants up to 512, siw refuses more than 80 with EINVAL, so on
+ * EINVAL step down through smaller sizes to none.  The caller reads the
+ * real grant from re_inline_granted.
+ */
 static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	static const uint32_t steps[] = { 256, 128, 80, 64, 32, 0 };
