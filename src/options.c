@@ -1,7 +1,8 @@
 /*
  * Options by precedence: per handle (fields the program set) over the
  * environment over [device NAME] over conf.d over rpcrdma.conf over the
- * built-in defaults: the driver's (conf_keys.c), else the key table's.  No verbs and no global state: unit-tested as is.
+ * built-in defaults: the driver's (conf_keys.c), else the key table's.
+ * No verbs and no global state: unit-tested as is.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -73,8 +73,9 @@ int rpcrdma_optsrc_update(struct rpcrdma_optsrc *src,
 			  char *err, size_t errlen);
 
 /*
- * The options in force on device (NULL: not known yet), run by driver
- * (RPCRDMA_DRV_OTHER when not known).
+ * The options in force on device (NULL: not known yet), whose driver is
+ * drv (RPCRDMA_DRV_OTHER: not known yet, or one without defaults of its
+ * own).
  */
 void rpcrdma_optsrc_resolve(const struct rpcrdma_optsrc *src,
 			    const char *device, enum rpcrdma_driver drv,
