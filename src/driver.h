@@ -10,6 +10,7 @@ enum rpcrdma_driver {
 	RPCRDMA_DRV_OTHER,	/* hardware, or not known yet */
 	RPCRDMA_DRV_RXE,	/* rdma_rxe, soft RoCE */
 	RPCRDMA_DRV_SIW,	/* siw, soft iWARP */
+	RPCRDMA_NDRV		/* how many: new drivers go before it */
 };
 
 /* "siw", "rxe", or NULL for RPCRDMA_DRV_OTHER. */

@@ -83,6 +83,17 @@ static void origin_text(const struct rpcrdma_conf_origin *o, char *buf,
 	}
 }
 
+/* The driver rpcrdma_driver_name() calls name, or RPCRDMA_DRV_OTHER. */
+static enum rpcrdma_driver driver_named(const char *name)
+{
+	enum rpcrdma_driver d;
+
+	for (d = RPCRDMA_DRV_RXE; d < RPCRDMA_NDRV; d++)
+		if (!strcmp(name, rpcrdma_driver_name(d)))
+			return d;
+	return RPCRDMA_DRV_OTHER;
+}
+
 static void dump(const struct rpcrdma_optsrc *src, const char *device,
 		 enum rpcrdma_driver drv)
 {
@@ -137,11 +148,8 @@ int main(int argc, char **argv)
 		case 'f': file = optarg; must_exist = true; break;
 		case 'd': device = optarg; break;
 		case 'r':
-			if (!strcmp(optarg, "rxe"))
-				drv = RPCRDMA_DRV_RXE;
-			else if (!strcmp(optarg, "siw"))
-				drv = RPCRDMA_DRV_SIW;
-			else {
+			drv = driver_named(optarg);
+			if (drv == RPCRDMA_DRV_OTHER) {
 				fprintf(stderr, "rpcrdma-conf: --driver: rxe or siw, "
 					"not \"%s\"\n", optarg);
 				return 2;
