@@ -117,7 +117,11 @@ usdt_case() {
 		>"$work/$name.bench.check" 2>&1; then
 		tap "ok - $kind: $name-bench"
 	else
-		tap "not ok - $kind: $name-bench (rpcrdma_bench exit $brc)"
+		# The checks that failed go on the TAP line itself: CI's log
+		# keeps the first lines of a failure and may cut the rest.
+		why=$(grep '^FAIL' "$work/$name.bench.check" 2>/dev/null |
+			head -5 | tr '\n' ';')
+		tap "not ok - $kind: $name-bench (rpcrdma_bench exit $brc; $why)"
 		for f in bench.check bench totals table trace; do
 			[ -e "$work/$name.$f" ] &&
 				awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
