@@ -22,6 +22,10 @@ slow_files="conf-cases.sh nfs3-cases.sh probe-cases.sh"
 # each is checked against a counter, not against the device (about 48 s
 # a bed under emulation).
 rxe_only_files="probe-cases.sh"
+# Files of common cases only (lib.sh, want common); drc-cases.sh and
+# swi-cases.sh mark their common cases themselves.
+common_files="chain-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh"
+common_files="$common_files xdr-cases.sh preload-cases.sh creds-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \
@@ -86,6 +90,9 @@ killmid() {
 	fi
 }
 
+# Common cases (lib.sh, want common): the sanitizer build runs them
+# on its bed; CI's normal build there does not.
+if want common; then
 # ... with the driver's signal_every in force: every Send signaled on siw
 # (rpcrdma.conf(5), DRIVER DEFAULTS), one in 8 elsewhere.
 if [ "$kind" = siw ]; then sig=1; else sig=8; fi
@@ -103,6 +110,7 @@ pair bad-replies \
 	"$b/tests/rdma/badreply_client -a $srv -b $cli"
 
 killmid server-killed-mid-call
+fi	# want common
 
 # restartmid NAME: the server is killed while a call is in flight and
 # started again on the same port; the client reconnects, the call goes
@@ -147,7 +155,7 @@ restartmid() {
 		failed=1
 	fi
 }
-restartmid server-restarted-mid-call
+want common && restartmid server-restarted-mid-call
 
 # Link cuts with calls in flight: each call
 # returns within its timeout, and the same CLIENT works after.  siw: the
@@ -270,6 +278,7 @@ want timing && linkcut link-cut-mid-call 3
 # on, siw rides TCP's retransmissions), so this is what a caller sees.
 want timing && linkcut link-cut-outlasts-timeout 12 -T
 
+if want common; then	# (common cases, as above)
 # The short soak: connections x calls in flight, mixed sizes, every Reply
 # verified, the server's descriptors and memory back after (soak.sh;
 # `make soak` runs the long one).
@@ -365,6 +374,7 @@ pair chunks-pool-region-threaded \
 pair rpc-echo-own-loop \
 	"$b/tests/rdma/echo_server -l -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli -m 700 -t 8 -n 50"
+fi	# want common
 
 # Service threads (-j): four clients x 8 threads on one threaded server at
 # once, every reply verified, then one more that shuts it down.
@@ -410,10 +420,11 @@ threaded_many() {
 		failed=1
 	fi
 }
-threaded_many threaded-many-clients
+want common && threaded_many threaded-many-clients
 # The same with async mapped Replies, released from whichever thread reaps.
 want slow && threaded_many threaded-many-clients-async "-A -s mapped"
 
+if want common; then	# (common cases, as above)
 # Calls of ONE connection served in parallel: 8 threads of one CLIENT each
 # sleep 300 ms three times on a server with 8 service threads; at least two
 # sleeps must have run at once (no timing asserted).
@@ -646,6 +657,7 @@ killedclient client-killed-mid-call \
 	"$b/tests/rdma/echo_client -D 3000 -a $srv -b $cli -k $work/client-killed-mid-call.calling"
 killedclient client-killed-mid-chunks \
 	"$b/tests/rdma/chunk_client -K read -F $work/client-killed-mid-chunks.calling -a $srv -b $cli -t 2"
+fi	# want common
 
 # stall NAME: a raw peer sends 64 Calls and never posts a receive, so the
 # server's Replies to it cannot be delivered (rxe: they sit in RNR retry and
@@ -724,7 +736,7 @@ stall() {
 		failed=1
 	fi
 }
-stall stalled-peer
+want common && stall stalled-peer
 # Mapped Replies wait for their Send completion: that wait is bounded too.
 want slow && stall stalled-peer-mapped "-s mapped"
 # Async Replies to the stalled peer are released when it is torn down.
@@ -743,6 +755,7 @@ want slow && stall stalled-peer-async "-A -s mapped"
 for f in $case_files; do
 	case " $slow_files " in *" $f "*) want slow || continue ;; esac
 	case " $rxe_only_files " in *" $f "*) [ "$kind" = rxe ] || continue ;; esac
+	case " $common_files " in *" $f "*) want common || continue ;; esac
 	. "$(dirname "$0")/$f"
 done
 

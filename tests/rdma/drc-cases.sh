@@ -25,6 +25,7 @@ drc_case() {
 # first Reply again, inline, in a new Reply chunk, its data in a new
 # Write chunk; with service threads.
 on=RPCRDMA_DRC_SIZE=1024
+if want common; then	# (lib.sh: the sanitizer build's bed runs these there)
 drc_case drc-once-inline $on "" "-m once -k inline -n 100 -e 1" 1
 drc_case drc-once-reply-chunk $on "" "-m once -k reply -n 8000 -e 1" 1
 drc_case drc-once-write-chunk $on "" "-m once -k write -n 8000 -e 1" 1
@@ -43,6 +44,8 @@ else
 	failed=1
 fi
 
+fi	# want common
+
 # Connection floods against the default bounds (max_connections 128,
 # max_conn_memory 64M, idle_timeout_ms 6m), the server under a descriptor
 # limit of 1024 as a default install has.  floodpeer holds silent
@@ -54,7 +57,7 @@ fi
 # same.
 if [ "$kind" = rxe ]; then flimit="-L 128"; else flimit=; fi
 # The flood leaves: its connections are freed, the bystander gets in.
-pair flood-defaults \
+want common && pair flood-defaults \
 	"prlimit --nofile=1024 -- $b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/floodpeer $flimit -S -a $srv -b $cli"
 # The flood stays, silent: the idle timeout closes it.  The only setting
@@ -66,7 +69,7 @@ want slow && pair flood-idle \
 # A server that may not pin past RLIMIT_MEMLOCK 8 MiB (Debian's default
 # for a process without CAP_IPC_LOCK): connections past what it can pin
 # fail to set up and are refused, counted; it stays up and serves on.
-pair flood-memlock \
+want common && pair flood-memlock \
 	"prlimit --nofile=1024 --memlock=8388608 -- setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock -- $b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/floodpeer -S -a $srv -b $cli"
 for f in flood-defaults flood-idle flood-memlock; do

@@ -62,7 +62,7 @@ fi
 # rs_remote_invs, every registration revoked, the rkey dead after.  siw
 # fails the connection on a remote invalidation of an ibv_reg_mr MR, like
 # any connection loss, so the case is rxe's.
-if [ "$kind" = rxe ]; then
+if [ "$kind" = rxe ] && want common; then
 	pair swi-own-rkey \
 		"$b/tests/rdma/chunkpeer -a $srv" \
 		"$b/tests/rdma/chunk_client -V 31 -a $srv -b $cli -t 1"
