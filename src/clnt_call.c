@@ -206,9 +206,7 @@ static void release_chunks(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	if (post)
 		cr_ep_put(cr);
-	cr->cr_x.rx_stats.rs_chunk_deregs += n;
-	if (n)
-		RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
+	cr_count_deregs(cr, n);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }
 

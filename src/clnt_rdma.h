@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <rpc/rpc.h>
 #include "clnt_chunks.h"
+#include "probes.h"
 #include "transport.h"
 
 
@@ -250,6 +251,18 @@ int cr_setup(struct clnt_rdma *cr, const char *host, const char *port);
 int cr_connect_first(struct clnt_rdma *cr);
 int cr_connect_ep(struct clnt_rdma *cr);
 void cr_free(struct clnt_rdma *cr);
+
+/*
+ * n registrations or windows of calls made dead: counted, and the
+ * chunk_inval probe fired, in one place so a trace summing the probe
+ * always equals rs_chunk_deregs.  Lock held.
+ */
+static inline void cr_count_deregs(struct clnt_rdma *cr, unsigned int n)
+{
+	cr->cr_x.rx_stats.rs_chunk_deregs += n;
+	if (n)
+		RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
+}
 
 /* clnt_state.c */
 void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,

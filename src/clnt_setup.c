@@ -33,9 +33,7 @@ static void release_abandoned(struct clnt_rdma *cr)
 	for (i = 0; i < cr->cr_nslots; i++) {
 		n = rpcrdma_clnt_release(&cr->cr_x, &cr->cr_reqs[i].rq_ch,
 					 0, false);
-		cr->cr_x.rx_stats.rs_chunk_deregs += n;
-		if (n)
-			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
+		cr_count_deregs(cr, n);
 	}
 }
 

@@ -139,9 +139,7 @@ void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 	unsigned int n = rpcrdma_clnt_release(&cr->cr_x, &rq->rq_ch, 0,
 					      cr->cr_conn == CR_CONNECTED);
 
-	cr->cr_x.rx_stats.rs_chunk_deregs += n;
-	if (n)
-		RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
+	cr_count_deregs(cr, n);
 	cr_slot_move(cr, rq, RQ_FREE);
 }
 

@@ -44,10 +44,8 @@ static void remote_inv(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	if (rq && rq->rq_state == RQ_SENT) {
 		how = rpcrdma_clnt_remote_inv(&rq->rq_ch, rkey);
 		st->rs_remote_invs += how != 0;
-		if (how == 2) {		/* its window: revoked, by the server */
-			st->rs_chunk_deregs++;
-			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, 1);
-		}
+		if (how == 2)		/* its window: revoked, by the server */
+			cr_count_deregs(cr, 1);
 		if (how)
 			return;
 	}
@@ -57,10 +55,8 @@ static void remote_inv(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		if ((o->rq_state != RQ_SENT && o->rq_state != RQ_ABANDONED) ||
 		    !o->rq_ch.qc_mw_bound || o->rq_ch.qc_mw.mw_rkey != rkey)
 			continue;
-		if (rpcrdma_clnt_remote_inv(&o->rq_ch, rkey) == 2) {
-			st->rs_chunk_deregs++;
-			RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, 1);
-		}
+		if (rpcrdma_clnt_remote_inv(&o->rq_ch, rkey) == 2)
+			cr_count_deregs(cr, 1);
 		RPCRDMA_DBG("client: the Reply to xid %#x invalidated the "
 			    "window of xid %#x", rq ? rq->rq_xid : 0, o->rq_xid);
 		return;
