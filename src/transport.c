@@ -75,23 +75,28 @@ static int xprt_init(struct rpcrdma_xprt *x)
 	x->rx_recv_max = x->rx_opts.ro_inline_recv;
 	if (pthread_mutex_init(&x->rx_lock, NULL))
 		return -ENOMEM;
-	if (rpcrdma_cond_init(&x->rx_sendctx_cond)) {
-		pthread_mutex_destroy(&x->rx_lock);
-		return -ENOMEM;
-	}
+	if (pthread_mutex_init(&x->rx_post_lock, NULL))
+		goto out_lock;
+	if (rpcrdma_cond_init(&x->rx_sendctx_cond))
+		goto out_post_lock;
 	rpcrdma_mr_table_init(&x->rx_mrs, x->rx_opts.ro_mr_cache);
 	/* Sends in flight are bounded by the ring; twice that leaves room
 	 * for completed releases a reaper has not run yet. */
-	if (rpcrdma_relq_init(&x->rx_rel, 2 * x->rx_opts.ro_max_requests)) {
-		pthread_cond_destroy(&x->rx_sendctx_cond);
-		pthread_mutex_destroy(&x->rx_lock);
-		return -ENOMEM;
-	}
+	if (rpcrdma_relq_init(&x->rx_rel, 2 * x->rx_opts.ro_max_requests))
+		goto out_cond;
 	rc = rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
 				  x->rx_opts.ro_signal_every);
 	if (rc)
 		rpcrdma_relq_fini(&x->rx_rel);
 	return rc;
+
+out_cond:
+	pthread_cond_destroy(&x->rx_sendctx_cond);
+out_post_lock:
+	pthread_mutex_destroy(&x->rx_post_lock);
+out_lock:
+	pthread_mutex_destroy(&x->rx_lock);
+	return -ENOMEM;
 }
 
 /* A client: its own configuration, read now.  -EINVAL: bad options. */
@@ -213,6 +218,7 @@ int rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 		r.rl_fn(r.rl_arg, ECONNRESET);
 	rpcrdma_relq_fini(&x->rx_rel);
 	pthread_cond_destroy(&x->rx_sendctx_cond);
+	pthread_mutex_destroy(&x->rx_post_lock);
 	pthread_mutex_destroy(&x->rx_lock);
 	if (x->rx_src == &x->rx_own_src)
 		rpcrdma_optsrc_fini(&x->rx_own_src);
@@ -251,20 +257,21 @@ void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv)
 	}
 }
 
-static void count_fallback(struct rpcrdma_stats *st, enum rpcrdma_fallback f)
+static void count_fallback(struct rpcrdma_stats *st, enum rpcrdma_fallback f,
+			   int64_t d)
 {
 	switch (f) {
 	case RPCRDMA_FB_TOO_MANY_SGES:
-		st->rs_fallback_too_many_sges++;
+		st->rs_fallback_too_many_sges += (uint64_t)d;
 		break;
 	case RPCRDMA_FB_TOO_BIG_FOR_INLINE:
-		st->rs_fallback_too_big_for_inline++;
+		st->rs_fallback_too_big_for_inline += (uint64_t)d;
 		break;
 	case RPCRDMA_FB_TOO_BIG_FOR_SENDBUF:
-		st->rs_fallback_too_big_for_sendbuf++;
+		st->rs_fallback_too_big_for_sendbuf += (uint64_t)d;
 		break;
 	case RPCRDMA_FB_NOT_MAPPABLE:
-		st->rs_fallback_not_mappable++;
+		st->rs_fallback_not_mappable += (uint64_t)d;
 		break;
 	default:
 		break;
@@ -346,27 +353,39 @@ int rpcrdma_deadline_passed(const struct timespec *deadline)
 }
 
 /*
- * Take a send context, waiting while the ring is empty (counted): the
- * waiter reaps completions itself through rx_reap (event-loop.md).  Lock
- * held.
+ * Take both locks (rx_post_lock, then rx_lock) and a send context: its
+ * index, locks held; or, locks dropped, why not.  While the ring is
+ * empty (counted) the sender reaps completions itself through rx_reap
+ * (event-loop.md), no lock held: nothing is decided yet, so dropping
+ * rx_post_lock costs no order, and no lock of the caller's side is ever
+ * taken under it.
  */
 static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 {
 	int idx;
 
 	for (;;) {
-		if (x->rx_dead)
-			return x->rx_dead;
+		pthread_mutex_lock(&x->rx_post_lock);
+		pthread_mutex_lock(&x->rx_lock);
+		if (x->rx_dead) {
+			idx = x->rx_dead;
+			break;
+		}
 		idx = rpcrdma_sendctx_get(&x->rx_ring);
 		if (idx >= 0)
 			return idx;
 		x->rx_stats.rs_empty_sendctx_q++;
-		if (rpcrdma_deadline_passed(deadline))
-			return -ETIMEDOUT;
+		if (rpcrdma_deadline_passed(deadline)) {
+			idx = -ETIMEDOUT;
+			break;
+		}
 		pthread_mutex_unlock(&x->rx_lock);
+		pthread_mutex_unlock(&x->rx_post_lock);
 		x->rx_reap(x->rx_reap_arg);
-		pthread_mutex_lock(&x->rx_lock);
 	}
+	pthread_mutex_unlock(&x->rx_lock);
+	pthread_mutex_unlock(&x->rx_post_lock);
+	return idx;
 }
 
 /* The xid a Send carries: the transport header's first word (probes). */
@@ -384,98 +403,150 @@ static bool pre_signals(const struct rpcrdma_send_pre *pre)
 	return pre && pre->sp_nwrites;
 }
 
+/*
+ * A Send built under rx_lock and posted after it is dropped
+ * (send_post): the sender's gather list and how to count the Send.
+ */
+struct send_wr {
+	struct rpcrdma_sge sw_sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
+	unsigned int sw_nsge;		/* 0: pull-up, one SGE of sw_len */
+	uint32_t sw_len;
+	int sw_inline;
+	int sw_sig;			/* rpcrdma_sendctx_needs_signal() */
+	enum rpcrdma_chunktype sw_type;	/* what to count once posted */
+};
+
 /* Inline: the provider copies header and segments while posting. */
-static int send_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
-		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb,
-		       const struct rpcrdma_send_pre *pre, int *sig)
+static void build_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+			 const void *hdr, uint32_t hdrlen,
+			 const struct rpcrdma_xdr_buf *xb,
+			 const struct rpcrdma_send_pre *pre, struct send_wr *sw)
 {
-	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
 	struct rpcrdma_sge_plan pl;
-	int rc;
 
 	rpcrdma_plan_sges(RPCRDMA_NOCH_INLINE, hdr, hdrlen, xb, &pl);
-	fill_sges(x, &pl, sc, 0, 1, sc->sc_seq, sg);
-	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
-					    pre_signals(pre));
-	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 1, *sig > 0,
-				    pre);
-	if (!rc) {
-		x->rx_stats.rs_inline_sends++;
-		x->rx_stats.rs_inline_bytes += rpcrdma_xdrbuf_len(xb);
-		RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), "inline",
-			       xb->xb_len, *sig > 0);
-	}
-	return rc;
+	fill_sges(x, &pl, sc, 0, 1, sc->sc_seq, sw->sw_sg);
+	sw->sw_nsge = pl.sp_nsge;
+	sw->sw_inline = 1;
+	sw->sw_sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
+						  pre_signals(pre));
 }
 
 /* Pull-up: one copy into the context's registered buffer, one SGE. */
-static int send_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
-		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb,
-		       const struct rpcrdma_send_pre *pre, int *sig)
+static void build_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+			 const void *hdr, uint32_t hdrlen,
+			 const struct rpcrdma_xdr_buf *xb,
+			 const struct rpcrdma_send_pre *pre, struct send_wr *sw)
 {
 	size_t len = rpcrdma_xdrbuf_len(xb);
-	int rc;
 
 	memcpy(sc->sc_buf, hdr, hdrlen);
 	rpcrdma_xdrbuf_copy_out(xb, sc->sc_buf + hdrlen,
 				x->rx_ep.re_send_size - hdrlen);
-	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
-					    pre_signals(pre));
-	rc = rpcrdma_post_send_pullup(&x->rx_ep, sc, (uint32_t)(hdrlen + len),
-				      *sig > 0, pre);
-	if (!rc) {
-		x->rx_stats.rs_pullup_sends++;
-		x->rx_stats.rs_pullup_bytes += len;
-		RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), "pullup", len,
-			       *sig > 0);
-	}
-	return rc;
+	sw->sw_nsge = 0;
+	sw->sw_len = (uint32_t)(hdrlen + len);
+	sw->sw_sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
+						  pre_signals(pre));
 }
 
 /*
  * Mapped: the header from the context's buffer, every segment where it
  * is.  The device reads the caller's memory and the scratch, both reused
- * once the call returns, so the Send is always signaled and *seqp tells
- * the caller which completion to wait for.  -ENOENT (nothing posted)
- * when some memory could not be registered.
+ * once the call returns, so the Send is always signaled and the caller
+ * is told which completion to wait for.  -ENOENT (nothing decided) when
+ * some memory could not be registered.
  */
-static int send_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
-		       const void *hdr, uint32_t hdrlen,
-		       const struct rpcrdma_xdr_buf *xb,
-		       const struct rpcrdma_send_pre *pre, int *sig,
-		       uint64_t *seqp)
+static int build_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+			const void *hdr, uint32_t hdrlen,
+			const struct rpcrdma_xdr_buf *xb, struct send_wr *sw)
 {
-	struct rpcrdma_sge sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
 	struct rpcrdma_sge_plan pl;
-	int rc;
 
 	rpcrdma_plan_sges(RPCRDMA_NOCH_MAPPED, hdr, hdrlen, xb, &pl);
 	memcpy(sc->sc_buf, hdr, hdrlen);
 	/* Once per Send: release one-shot registrations of completed ones. */
 	rpcrdma_mr_reap(&x->rx_mrs, x->rx_completed_seq);
-	if (fill_sges(x, &pl, sc, hdrlen, 0, sc->sc_seq, sg))
+	if (fill_sges(x, &pl, sc, hdrlen, 0, sc->sc_seq, sw->sw_sg))
 		return -ENOENT;
-	*sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index, true);
-	rc = rpcrdma_post_send_sges(&x->rx_ep, sc, sg, pl.sp_nsge, 0, *sig > 0,
-				    pre);
-	if (!rc) {
-		x->rx_stats.rs_mapped_sends++;
-		x->rx_stats.rs_mapped_sges += pl.sp_nsge;
-		RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), "mapped",
-			       xb->xb_len, *sig > 0);
-		*seqp = sc->sc_seq;
+	sw->sw_nsge = pl.sp_nsge;
+	sw->sw_inline = 0;
+	sw->sw_sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
+						  true);
+	return 0;
+}
+
+/* Post what build_*() decided: rx_post_lock held, rx_lock not. */
+static int send_post(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+		     const struct send_wr *sw,
+		     const struct rpcrdma_send_pre *pre)
+{
+	if (!sw->sw_nsge)
+		return rpcrdma_post_send_pullup(&x->rx_ep, sc, sw->sw_len,
+						sw->sw_sig > 0, pre);
+	return rpcrdma_post_send_sges(&x->rx_ep, sc, sw->sw_sg, sw->sw_nsge,
+				      sw->sw_inline, sw->sw_sig > 0, pre);
+}
+
+/*
+ * Count a Send about to be posted (rx_lock held), @d 1; or, @d -1, take
+ * back the count of one whose post failed.  Why before: so that the
+ * sender need not take rx_lock again after the post.
+ */
+static void count_send(struct rpcrdma_xprt *x, const struct rpcrdma_xdr_buf *xb,
+		       const struct send_wr *sw,
+		       const struct rpcrdma_send_pre *pre, int64_t d)
+{
+	struct rpcrdma_stats *st = &x->rx_stats;
+	uint64_t len = rpcrdma_xdrbuf_len(xb);
+
+	switch (sw->sw_type) {
+	case RPCRDMA_NOCH_INLINE:
+		st->rs_inline_sends += (uint64_t)d;
+		st->rs_inline_bytes += (uint64_t)d * len;
+		break;
+	case RPCRDMA_NOCH_MAPPED:
+		st->rs_mapped_sends += (uint64_t)d;
+		st->rs_mapped_sges += (uint64_t)d * sw->sw_nsge;
+		break;
+	default:
+		st->rs_pullup_sends += (uint64_t)d;
+		st->rs_pullup_bytes += (uint64_t)d * len;
+		break;
 	}
-	return rc;
+	if (sw->sw_sig > 0)
+		st->rs_signaled_sends += (uint64_t)d;
+	if (pre && pre->sp_inv)
+		st->rs_remote_inv_sends += (uint64_t)d;
+}
+
+/* A Send was posted: its probe (no lock needed). */
+static void probe_send(struct rpcrdma_xprt *x, const void *hdr,
+		       const struct rpcrdma_xdr_buf *xb,
+		       const struct send_wr *sw)
+{
+	static const char *const how[] = {
+		[RPCRDMA_NOCH_INLINE] = "inline",
+		[RPCRDMA_NOCH_PULLUP] = "pullup",
+		[RPCRDMA_NOCH_MAPPED] = "mapped",
+	};
+	size_t len = sw->sw_type == RPCRDMA_NOCH_PULLUP ?
+		     rpcrdma_xdrbuf_len(xb) : xb->xb_len;
+
+	RPCRDMA_PROBE5(send_posted, x, hdr_xid(hdr), how[sw->sw_type], len,
+		       sw->sw_sig > 0);
 }
 
 /*
  * Post one message: the chooser picks inline, pull-up or mapped for this
  * shape on this QP (or honours the forced strategy, falling back when it
  * cannot carry the message, counted), then one helper builds the Send.
- * Holding rx_lock from get() to post keeps posting order equal to
- * decision order, which the ring's signaling logic relies on.
+ *
+ * Two locks (event-loop.md): rx_post_lock is held from taking the send
+ * context to the post, so posting order equals the ring's order, which
+ * its signaling relies on; rx_lock only while deciding and counting.
+ * Why: a post is a system call (a doorbell; on siw the transmit itself),
+ * and under rx_lock every reaper and caller of the connection queued
+ * behind it.
  *
  * Returns 0 and sets *seqp to 0, or, for a Send that gathers caller
  * memory (the XDR buffer's pages; head and tail are always copied), to its
@@ -513,11 +584,14 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 	struct rpcrdma_msg_shape ms;
 	struct rpcrdma_choice ch;
 	struct rpcrdma_sendctx *sc;
-	int idx, sig = 0, rc;
+	struct send_wr sw;
+	int idx, rc;
 
 	*seqp = 0;
 	*queuedp = 0;
-	pthread_mutex_lock(&x->rx_lock);
+	idx = get_sendctx(x, deadline);		/* both locks, on success */
+	if (idx < 0)
+		return idx;
 	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	send_limits(x, &sl);
 	/* Why no inline Send With Invalidate: siw's provider refuses it
@@ -529,58 +603,62 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 	rc = rpcrdma_choose(&ms, &sl, forced, &ch);
 	if (rc) {
 		x->rx_stats.rs_too_large++;
-		goto out_unlock;
-	}
-	idx = get_sendctx(x, deadline);
-	if (idx < 0) {
-		rc = idx;
-		goto out_unlock;
+		goto out_unget;
 	}
 	sc = &x->rx_ep.re_sendctxs[idx];
 	sc->sc_seq = ++x->rx_send_seq;
 
-	if (ch.ch_type == RPCRDMA_NOCH_MAPPED) {
-		rc = send_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sig,
-				 seqp);
-		if (rc != -ENOENT)
-			goto out_posted;
+	sw.sw_type = ch.ch_type;
+	if (ch.ch_type == RPCRDMA_NOCH_MAPPED &&
+	    build_mapped(x, sc, hdr, (uint32_t)hdrlen, xb, &sw)) {
 		/* The memory could not be registered: choose again without
 		 * mapping; the chooser reports (and we count) why. */
 		ms.ms_mappable = false;
 		if (rpcrdma_choose(&ms, &sl, forced, &ch) ||
 		    ch.ch_type == RPCRDMA_NOCH_MAPPED) {
-			rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
+			x->rx_send_seq--;
 			rc = -ENOMEM;
-			goto out_unlock;
+			goto out_unget;
 		}
+		sw.sw_type = ch.ch_type;
 	}
-	if (ch.ch_type == RPCRDMA_NOCH_INLINE)
-		rc = send_inline(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sig);
-	else
-		rc = send_pullup(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sig);
-out_posted:
-	if (pre_signals(pre))
+	if (sw.sw_type == RPCRDMA_NOCH_INLINE)
+		build_inline(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sw);
+	else if (sw.sw_type != RPCRDMA_NOCH_MAPPED)
+		build_pullup(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sw);
+	/* Caller memory is read until the Send completes: said before the
+	 * post, so that a chain posted in part keeps the promise too, and
+	 * queued before it, in posting order, so that its completion finds
+	 * it (this may hold the memory until the QP goes if the post fails). */
+	if (sw.sw_type == RPCRDMA_NOCH_MAPPED || pre_signals(pre))
 		*seqp = sc->sc_seq;
-	if (rc) {
-		/* Nothing was posted, or a chain in part: the QP is broken;
-		 * the caller gives up. */
-		x->rx_dead = rc;
-		goto out_queue;
-	}
-	count_fallback(&x->rx_stats, ch.ch_fallback);
-	if (sig > 0)
-		x->rx_stats.rs_signaled_sends++;
-	if (pre && pre->sp_inv)
-		x->rx_stats.rs_remote_inv_sends++;
-out_queue:
-	/* Queued while still holding the lock: in posting order. */
 	if (*seqp && rel &&
 	    !rpcrdma_relq_push(&x->rx_rel, *seqp, rel->rl_fn, rel->rl_arg)) {
 		*seqp = 0;
 		*queuedp = 1;
 	}
+	count_send(x, xb, &sw, pre, 1);
+	count_fallback(&x->rx_stats, ch.ch_fallback, 1);
+	pthread_mutex_unlock(&x->rx_lock);
+	rc = send_post(x, sc, &sw, pre);
+	if (!rc) {
+		probe_send(x, hdr, xb, &sw);
+		pthread_mutex_unlock(&x->rx_post_lock);
+		return 0;
+	}
+	/* Nothing was posted, or a chain in part: the QP is broken; the
+	 * caller gives up. */
+	pthread_mutex_lock(&x->rx_lock);
+	count_send(x, xb, &sw, pre, -1);
+	count_fallback(&x->rx_stats, ch.ch_fallback, -1);
+	if (!x->rx_dead)
+		x->rx_dead = rc;
+	goto out_unlock;
+out_unget:
+	rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
 out_unlock:
 	pthread_mutex_unlock(&x->rx_lock);
+	pthread_mutex_unlock(&x->rx_post_lock);
 	return rc;
 }
 

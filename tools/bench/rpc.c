@@ -560,6 +560,10 @@ static const struct { const char *name; size_t off; } total_fields[] = {
 	TOTAL(rs_err_chunk), TOTAL(rs_reply_chunk_retries),
 	TOTAL(rs_reconnects), TOTAL(rs_reconnect_failures),
 	TOTAL(rs_retransmits), TOTAL(rs_remote_invs),
+	TOTAL(rs_credit_waits), TOTAL(rs_empty_sendctx_q),
+	TOTAL(rs_wakeups), TOTAL(rs_busy_poll_hits),
+	TOTAL(rs_busy_poll_misses), TOTAL(rs_empty_polls),
+	TOTAL(rs_reply_waits_for_send),
 };
 #define NTOTALS (sizeof(total_fields) / sizeof(total_fields[0]))
 static uint64_t totals[NTOTALS];
