@@ -111,3 +111,40 @@ unsigned int rpcrdma_sendctx_in_use(const struct rpcrdma_sendctx_ring *ring)
 {
 	return ring->sr_in_use;
 }
+
+/*
+ * Contexts are decided in ring order and queued as they are decided, so
+ * the queue is one run of the ring: from sr_queue_head, sr_queued long,
+ * ending at the newest decided context.
+ */
+int rpcrdma_sendctx_queue(struct rpcrdma_sendctx_ring *ring, unsigned int idx)
+{
+	unsigned int decided = ring->sr_in_use - ring->sr_undecided;
+
+	if (idx >= ring->sr_size || !decided ||
+	    rpcrdma_sc_age(ring, idx) != decided - 1 ||
+	    ring->sr_queued >= decided)
+		return -EINVAL;
+	if (ring->sr_queued &&
+	    rpcrdma_sc_age(ring, ring->sr_queue_head) + ring->sr_queued !=
+	    decided - 1)
+		return -EINVAL;		/* @idx queued already */
+	if (!ring->sr_queued)
+		ring->sr_queue_head = idx;
+	ring->sr_queued++;
+	return 0;
+}
+
+int rpcrdma_sendctx_next_queued(const struct rpcrdma_sendctx_ring *ring)
+{
+	return ring->sr_queued ? (int)ring->sr_queue_head : -EAGAIN;
+}
+
+int rpcrdma_sendctx_dequeue(struct rpcrdma_sendctx_ring *ring)
+{
+	if (!ring->sr_queued)
+		return -EAGAIN;
+	ring->sr_queue_head = rpcrdma_sc_next(ring, ring->sr_queue_head);
+	ring->sr_queued--;
+	return 0;
+}

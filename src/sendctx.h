@@ -21,6 +21,8 @@ struct rpcrdma_sendctx_ring {
 	unsigned int sr_in_use;
 	unsigned int sr_undecided;	/* handed out, not yet posted */
 	unsigned int sr_unsignaled;	/* Sends posted since the last signaled one */
+	unsigned int sr_queued;		/* decided, queued, not yet posted ... */
+	unsigned int sr_queue_head;	/* ... the oldest of them */
 };
 
 /* Returns 0, or -EINVAL if @size or @signal_every is 0. */
@@ -48,5 +50,15 @@ int rpcrdma_sendctx_needs_signal(struct rpcrdma_sendctx_ring *ring,
  */
 int rpcrdma_sendctx_complete(struct rpcrdma_sendctx_ring *ring, unsigned int idx);
 unsigned int rpcrdma_sendctx_in_use(const struct rpcrdma_sendctx_ring *ring);
+/*
+ * Queue context @idx, just decided, to be posted after every context
+ * queued before it (whoever posts may be another sender).  0, or -EINVAL
+ * if @idx is not the newest decided context or is queued already.
+ */
+int rpcrdma_sendctx_queue(struct rpcrdma_sendctx_ring *ring, unsigned int idx);
+/* The oldest queued context, to post next; -EAGAIN if none is queued. */
+int rpcrdma_sendctx_next_queued(const struct rpcrdma_sendctx_ring *ring);
+/* The oldest queued context is being posted: off the queue (-EAGAIN: none). */
+int rpcrdma_sendctx_dequeue(struct rpcrdma_sendctx_ring *ring);
 
 #endif /* RPCRDMA_SENDCTX_H */

@@ -257,21 +257,20 @@ void rpcrdma_deadline(struct timespec *ts, const struct timeval *tv)
 	}
 }
 
-static void count_fallback(struct rpcrdma_stats *st, enum rpcrdma_fallback f,
-			   int64_t d)
+static void count_fallback(struct rpcrdma_stats *st, enum rpcrdma_fallback f)
 {
 	switch (f) {
 	case RPCRDMA_FB_TOO_MANY_SGES:
-		st->rs_fallback_too_many_sges += (uint64_t)d;
+		st->rs_fallback_too_many_sges++;
 		break;
 	case RPCRDMA_FB_TOO_BIG_FOR_INLINE:
-		st->rs_fallback_too_big_for_inline += (uint64_t)d;
+		st->rs_fallback_too_big_for_inline++;
 		break;
 	case RPCRDMA_FB_TOO_BIG_FOR_SENDBUF:
-		st->rs_fallback_too_big_for_sendbuf += (uint64_t)d;
+		st->rs_fallback_too_big_for_sendbuf++;
 		break;
 	case RPCRDMA_FB_NOT_MAPPABLE:
-		st->rs_fallback_not_mappable += (uint64_t)d;
+		st->rs_fallback_not_mappable++;
 		break;
 	default:
 		break;
@@ -353,20 +352,16 @@ int rpcrdma_deadline_passed(const struct timespec *deadline)
 }
 
 /*
- * Take both locks (rx_post_lock, then rx_lock) and a send context: its
- * index, locks held; or, locks dropped, why not.  While the ring is
- * empty (counted) the sender reaps completions itself through rx_reap
- * (event-loop.md), no lock held: nothing is decided yet, so dropping
- * rx_post_lock costs no order, and no lock of the caller's side is ever
- * taken under it.
+ * Take rx_lock and a send context: its index, lock held; or, lock
+ * dropped, why not.  While the ring is empty (counted) the sender reaps
+ * completions itself through rx_reap (event-loop.md), no lock held.
  */
 static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 {
 	int idx;
 
+	pthread_mutex_lock(&x->rx_lock);
 	for (;;) {
-		pthread_mutex_lock(&x->rx_post_lock);
-		pthread_mutex_lock(&x->rx_lock);
 		if (x->rx_dead) {
 			idx = x->rx_dead;
 			break;
@@ -380,11 +375,10 @@ static int get_sendctx(struct rpcrdma_xprt *x, const struct timespec *deadline)
 			break;
 		}
 		pthread_mutex_unlock(&x->rx_lock);
-		pthread_mutex_unlock(&x->rx_post_lock);
 		x->rx_reap(x->rx_reap_arg);
+		pthread_mutex_lock(&x->rx_lock);
 	}
 	pthread_mutex_unlock(&x->rx_lock);
-	pthread_mutex_unlock(&x->rx_post_lock);
 	return idx;
 }
 
@@ -403,37 +397,22 @@ static bool pre_signals(const struct rpcrdma_send_pre *pre)
 	return pre && pre->sp_nwrites;
 }
 
-/*
- * A Send built under rx_lock and posted after it is dropped
- * (send_post): the sender's gather list and how to count the Send.
- */
+/* A Send as decided under rx_lock, before it is queued for posting. */
 struct send_wr {
 	struct rpcrdma_sge sw_sg[RPCRDMA_XDRBUF_MAX_SEGS + 1];
-	unsigned int sw_nsge;		/* 0: pull-up, one SGE of sw_len */
-	uint32_t sw_len;
-	int sw_inline;
+	unsigned int sw_nsge;		/* mapped: its gather list */
+	uint32_t sw_len;		/* copied: bytes in the context's buffer */
 	int sw_sig;			/* rpcrdma_sendctx_needs_signal() */
-	enum rpcrdma_chunktype sw_type;	/* what to count once posted */
+	enum rpcrdma_chunktype sw_type;	/* what to count */
 };
 
-/* Inline: the provider copies header and segments while posting. */
-static void build_inline(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
-			 const void *hdr, uint32_t hdrlen,
-			 const struct rpcrdma_xdr_buf *xb,
-			 const struct rpcrdma_send_pre *pre, struct send_wr *sw)
-{
-	struct rpcrdma_sge_plan pl;
-
-	rpcrdma_plan_sges(RPCRDMA_NOCH_INLINE, hdr, hdrlen, xb, &pl);
-	fill_sges(x, &pl, sc, 0, 1, sc->sc_seq, sw->sw_sg);
-	sw->sw_nsge = pl.sp_nsge;
-	sw->sw_inline = 1;
-	sw->sw_sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
-						  pre_signals(pre));
-}
-
-/* Pull-up: one copy into the context's registered buffer, one SGE. */
-static void build_pullup(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+/*
+ * Inline or pull-up: header and message copied into the context's
+ * buffer, so the Send needs no memory of its sender's and whoever holds
+ * rx_post_lock may post it later (post_pending).  Inline, the provider
+ * copies it again while posting; a message that small costs little.
+ */
+static void build_copied(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 			 const void *hdr, uint32_t hdrlen,
 			 const struct rpcrdma_xdr_buf *xb,
 			 const struct rpcrdma_send_pre *pre, struct send_wr *sw)
@@ -469,57 +448,175 @@ static int build_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	if (fill_sges(x, &pl, sc, hdrlen, 0, sc->sc_seq, sw->sw_sg))
 		return -ENOENT;
 	sw->sw_nsge = pl.sp_nsge;
-	sw->sw_inline = 0;
+	sw->sw_len = 0;
 	sw->sw_sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
 						  true);
 	return 0;
 }
 
-/* Post what build_*() decided: rx_post_lock held, rx_lock not. */
-static int send_post(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
-		     const struct send_wr *sw,
-		     const struct rpcrdma_send_pre *pre)
+/* Queue the decided Send behind the others not yet posted (rx_lock held). */
+static void queue_send(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+		       const struct send_wr *sw,
+		       const struct rpcrdma_send_pre *pre, int *rcp)
 {
-	if (!sw->sw_nsge)
-		return rpcrdma_post_send_pullup(&x->rx_ep, sc, sw->sw_len,
-						sw->sw_sig > 0, pre);
-	return rpcrdma_post_send_sges(&x->rx_ep, sc, sw->sw_sg, sw->sw_nsge,
-				      sw->sw_inline, sw->sw_sig > 0, pre);
+	sc->sc_sg = sw->sw_nsge ? sw->sw_sg : NULL;
+	sc->sc_pre = pre;
+	sc->sc_rcp = rcp;
+	sc->sc_len = sw->sw_len;
+	sc->sc_nsge = (uint16_t)sw->sw_nsge;
+	sc->sc_inline = sw->sw_type == RPCRDMA_NOCH_INLINE;
+	sc->sc_signaled = sw->sw_sig > 0;
+	/* Decided just now, under the same lock: it is the newest. */
+	(void)rpcrdma_sendctx_queue(&x->rx_ring, sc->sc_index);
 }
 
 /*
- * Count a Send about to be posted (rx_lock held), @d 1; or, @d -1, take
- * back the count of one whose post failed.  Why before: so that the
- * sender need not take rx_lock again after the post.
+ * Take the oldest Sends waiting to be posted (rx_lock held): a run of
+ * copied ones, or one that has Writes in front or gathers its sender's
+ * memory alone.  Where each one's sender waits for the result (NULL: it
+ * does not) goes in rcps, read now: once posted, a context may complete
+ * and be decided again before we look.
+ */
+static unsigned int take_run(struct rpcrdma_xprt *x,
+			     struct rpcrdma_sendctx **run, int **rcps)
+{
+	unsigned int n = 0;
+	int idx;
+
+	while (n < RPCRDMA_POST_RUN &&
+	       (idx = rpcrdma_sendctx_next_queued(&x->rx_ring)) >= 0) {
+		struct rpcrdma_sendctx *sc = &x->rx_ep.re_sendctxs[idx];
+		bool alone = sc->sc_sg || sc->sc_pre;
+
+		if (alone && n)
+			break;
+		run[n] = sc;
+		rcps[n++] = sc->sc_rcp;
+		rpcrdma_sendctx_dequeue(&x->rx_ring);
+		if (alone)
+			break;
+	}
+	return n;
+}
+
+/* Post a run take_run() took, rx_post_lock held: 0, or why not. */
+static int post_run(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *const *run,
+		    unsigned int n, unsigned int *posted)
+{
+	const struct rpcrdma_sendctx *sc = run[0];
+	struct rpcrdma_sge own = {
+		.sg_addr = (uintptr_t)sc->sc_buf,
+		.sg_len = sc->sc_len,
+		.sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep),
+	};
+	int rc;
+
+	if (!sc->sc_sg && !sc->sc_pre)
+		return rpcrdma_post_send_run(&x->rx_ep, run, n, posted);
+	/* Alone: with Writes in front, or gathering its sender's memory. */
+	rc = rpcrdma_post_send_sges(&x->rx_ep, run[0],
+				    sc->sc_sg ? sc->sc_sg : &own,
+				    sc->sc_sg ? sc->sc_nsge : 1,
+				    sc->sc_inline, sc->sc_signaled, sc->sc_pre);
+	*posted = rc ? 0 : 1;
+	return rc;
+}
+
+/*
+ * A post failed: the QP is broken.  Nothing more is posted; the senders
+ * still waiting are told why, and if a Send whose sender did not wait
+ * was lost, the connection is torn down so that its call learns it the
+ * way it learns of any lost connection (its peer, the CM event).
+ */
+static void post_failed(struct rpcrdma_xprt *x, int *const *rcps,
+			unsigned int n, int rc)
+{
+	bool lost = false;
+	unsigned int i;
+	int idx;
+
+	pthread_mutex_lock(&x->rx_lock);
+	if (!x->rx_dead)
+		x->rx_dead = rc;
+	for (i = 0; i < n; i++) {
+		if (rcps[i])
+			*rcps[i] = rc;
+		else
+			lost = true;
+	}
+	while ((idx = rpcrdma_sendctx_next_queued(&x->rx_ring)) >= 0) {
+		if (x->rx_ep.re_sendctxs[idx].sc_rcp)
+			*x->rx_ep.re_sendctxs[idx].sc_rcp = rc;
+		else
+			lost = true;
+		rpcrdma_sendctx_dequeue(&x->rx_ring);
+	}
+	pthread_mutex_unlock(&x->rx_lock);
+	if (lost)
+		rpcrdma_ep_disconnect(&x->rx_ep);
+}
+
+/*
+ * Post every Send waiting, oldest first: both locks held on entry,
+ * neither on return.  rx_post_lock is let go under rx_lock once nothing
+ * is left: a sender that queues after that finds it free, one that
+ * queued before was posted here, so no Send is left behind
+ * (rpcrdma_xprt_send_chain).
+ */
+static void post_pending(struct rpcrdma_xprt *x)
+{
+	struct rpcrdma_sendctx *run[RPCRDMA_POST_RUN];
+	int *rcps[RPCRDMA_POST_RUN];
+	unsigned int n, posted, i;
+	int rc;
+
+	while ((n = take_run(x, run, rcps))) {
+		pthread_mutex_unlock(&x->rx_lock);
+		rc = post_run(x, run, n, &posted);
+		for (i = 0; i < posted; i++)
+			if (rcps[i])
+				*rcps[i] = 0;
+		if (rc)
+			post_failed(x, rcps + posted, n - posted, rc);
+		pthread_mutex_lock(&x->rx_lock);
+	}
+	pthread_mutex_unlock(&x->rx_post_lock);
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
+/*
+ * Count a decided Send, rx_lock held.  Counted as it is queued, not
+ * once posted: its post may be another sender's (post_pending), and a
+ * post fails only with the connection.
  */
 static void count_send(struct rpcrdma_xprt *x, const struct rpcrdma_xdr_buf *xb,
 		       const struct send_wr *sw,
-		       const struct rpcrdma_send_pre *pre, int64_t d)
+		       const struct rpcrdma_send_pre *pre)
 {
 	struct rpcrdma_stats *st = &x->rx_stats;
 	uint64_t len = rpcrdma_xdrbuf_len(xb);
 
 	switch (sw->sw_type) {
 	case RPCRDMA_NOCH_INLINE:
-		st->rs_inline_sends += (uint64_t)d;
-		st->rs_inline_bytes += (uint64_t)d * len;
+		st->rs_inline_sends++;
+		st->rs_inline_bytes += len;
 		break;
 	case RPCRDMA_NOCH_MAPPED:
-		st->rs_mapped_sends += (uint64_t)d;
-		st->rs_mapped_sges += (uint64_t)d * sw->sw_nsge;
+		st->rs_mapped_sends++;
+		st->rs_mapped_sges += sw->sw_nsge;
 		break;
 	default:
-		st->rs_pullup_sends += (uint64_t)d;
-		st->rs_pullup_bytes += (uint64_t)d * len;
+		st->rs_pullup_sends++;
+		st->rs_pullup_bytes += len;
 		break;
 	}
 	if (sw->sw_sig > 0)
-		st->rs_signaled_sends += (uint64_t)d;
+		st->rs_signaled_sends++;
 	if (pre && pre->sp_inv)
-		st->rs_remote_inv_sends += (uint64_t)d;
+		st->rs_remote_inv_sends++;
 }
 
-/* A Send was posted: its probe (no lock needed). */
+/* A decided Send: its probe (send_posted, as it is queued to post). */
 static void probe_send(struct rpcrdma_xprt *x, const void *hdr,
 		       const struct rpcrdma_xdr_buf *xb,
 		       const struct send_wr *sw)
@@ -585,11 +682,12 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 	struct rpcrdma_choice ch;
 	struct rpcrdma_sendctx *sc;
 	struct send_wr sw;
-	int idx, rc;
+	int idx, rc, my_rc = -EIO;
+	bool foreign;
 
 	*seqp = 0;
 	*queuedp = 0;
-	idx = get_sendctx(x, deadline);		/* both locks, on success */
+	idx = get_sendctx(x, deadline);		/* rx_lock, on success */
 	if (idx < 0)
 		return idx;
 	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
@@ -622,10 +720,8 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 		}
 		sw.sw_type = ch.ch_type;
 	}
-	if (sw.sw_type == RPCRDMA_NOCH_INLINE)
-		build_inline(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sw);
-	else if (sw.sw_type != RPCRDMA_NOCH_MAPPED)
-		build_pullup(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sw);
+	if (sw.sw_type != RPCRDMA_NOCH_MAPPED)
+		build_copied(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sw);
 	/* Caller memory is read until the Send completes: said before the
 	 * post, so that a chain posted in part keeps the promise too, and
 	 * queued before it, in posting order, so that its completion finds
@@ -637,28 +733,38 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 		*seqp = 0;
 		*queuedp = 1;
 	}
-	count_send(x, xb, &sw, pre, 1);
-	count_fallback(&x->rx_stats, ch.ch_fallback, 1);
-	pthread_mutex_unlock(&x->rx_lock);
-	rc = send_post(x, sc, &sw, pre);
-	if (!rc) {
-		probe_send(x, hdr, xb, &sw);
-		pthread_mutex_unlock(&x->rx_post_lock);
-		return 0;
+	count_send(x, xb, &sw, pre);
+	count_fallback(&x->rx_stats, ch.ch_fallback);
+	probe_send(x, hdr, xb, &sw);
+
+	/*
+	 * A Send that gathers its sender's memory, or has Writes in front,
+	 * is posted before its sender returns: the sender waits its turn
+	 * on rx_post_lock.  A copied one needs nothing of its sender's: if
+	 * another sender is posting, that one posts it too (one post, one
+	 * doorbell, for every Send queued meanwhile) and this one returns
+	 * at once.  Why: a post is a system call (on siw, the transmit
+	 * itself), and many callers of one connection queued behind each
+	 * other's, each asleep on the lock.
+	 */
+	foreign = sw.sw_type == RPCRDMA_NOCH_MAPPED || pre;
+	queue_send(x, sc, &sw, pre, foreign ? &my_rc : NULL);
+	if (!pthread_mutex_trylock(&x->rx_post_lock)) {
+		post_pending(x);
+	} else {
+		pthread_mutex_unlock(&x->rx_lock);
+		if (!foreign)
+			return 0;
+		pthread_mutex_lock(&x->rx_post_lock);
+		pthread_mutex_lock(&x->rx_lock);
+		post_pending(x);
 	}
-	/* Nothing was posted, or a chain in part: the QP is broken; the
-	 * caller gives up. */
-	pthread_mutex_lock(&x->rx_lock);
-	count_send(x, xb, &sw, pre, -1);
-	count_fallback(&x->rx_stats, ch.ch_fallback, -1);
-	if (!x->rx_dead)
-		x->rx_dead = rc;
-	goto out_unlock;
+	/* Set by whoever posted it, before rx_post_lock was let go. */
+	return foreign ? my_rc : 0;
+
 out_unget:
 	rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
-out_unlock:
 	pthread_mutex_unlock(&x->rx_lock);
-	pthread_mutex_unlock(&x->rx_post_lock);
 	return rc;
 }
 

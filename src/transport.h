@@ -27,8 +27,9 @@ struct rpcrdma_xprt {
 	struct rpcrdma_ep rx_ep;
 	struct rpcrdma_options rx_opts;
 	pthread_mutex_t rx_lock;
-	/* Held from taking a send context to its post, before rx_lock,
-	 * never waited under (transport.c, rpcrdma_xprt_send_chain). */
+	/* Held by whoever posts the Sends queued (transport.c,
+	 * rpcrdma_xprt_send_chain); taken before rx_lock, or tried under
+	 * it; nothing waits while holding it. */
 	pthread_mutex_t rx_post_lock;
 	pthread_cond_t rx_sendctx_cond;	/* a send context was released */
 	struct rpcrdma_sendctx_ring rx_ring;

@@ -52,7 +52,18 @@ struct rpcrdma_sendctx {
 	uint8_t *sc_buf;
 	uint32_t sc_index;
 	uint64_t sc_seq;	/* posting order of the Send it carries */
+	/* The Send as decided, until it is posted (transport.c): */
+	const struct rpcrdma_sge *sc_sg; /* its sender's; NULL: sc_len bytes of sc_buf */
+	const struct rpcrdma_send_pre *sc_pre;
+	int *sc_rcp;		/* where its sender waits for the post's result */
+	uint32_t sc_len;
+	uint16_t sc_nsge;
+	uint8_t sc_inline;
+	uint8_t sc_signaled;
 };
+
+/* Sends rpcrdma_post_send_run() posts in one call. */
+#define RPCRDMA_POST_RUN 16
 
 /* One gather entry of a Send, as the logic above the verbs sees it. */
 struct rpcrdma_sge {
@@ -177,10 +188,16 @@ void rpcrdma_ep_destroy_qp(struct rpcrdma_ep *ep);
 int rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 
 int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep);
+/*
+ * Post n decided Sends, each from its context's buffer (sc_sg and sc_pre
+ * NULL: no Writes in front, no memory but its own), as one chain, in order:
+ * 0, or why not, with *posted saying how many went (a chain may be
+ * posted in part).  n at most RPCRDMA_POST_RUN.
+ */
+int rpcrdma_post_send_run(struct rpcrdma_ep *ep,
+			  struct rpcrdma_sendctx *const *scs, unsigned int n,
+			  unsigned int *posted);
 /* pre: NULL, or what goes with the Send (struct rpcrdma_send_pre). */
-int rpcrdma_post_send_pullup(struct rpcrdma_ep *ep,
-			     struct rpcrdma_sendctx *sc, uint32_t len,
-			     int signaled, const struct rpcrdma_send_pre *pre);
 int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 			   const struct rpcrdma_sge *sges, unsigned int n,
 			   int inline_data, int signaled,

@@ -78,26 +78,6 @@ static int post_send_pre(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 	return rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, first, &bad));
 }
 
-static int rpcrdma_post_send_pullup_here(struct rpcrdma_ep *ep,
-			     struct rpcrdma_sendctx *sc, uint32_t len,
-			     int signaled, const struct rpcrdma_send_pre *pre)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)sc->sc_buf,
-		.length = len,
-		.lkey = ep->re_send_mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = (uintptr_t)&sc->sc_cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-	};
-
-	return post_send_pre(ep, &wr, pre);
-}
-
 /*
  * Post one Send gathering n entries.  Inline data is copied by the
  * provider during the post, so its entries need no lkey and their memory
@@ -127,6 +107,44 @@ static int rpcrdma_post_send_sges_here(struct rpcrdma_ep *ep, struct rpcrdma_sen
 	wr.send_flags = (inline_data ? IBV_SEND_INLINE : 0) |
 			(signaled ? IBV_SEND_SIGNALED : 0);
 	return post_send_pre(ep, &wr, pre);
+}
+
+static int rpcrdma_post_send_run_here(struct rpcrdma_ep *ep,
+			  struct rpcrdma_sendctx *const *scs, unsigned int n,
+			  unsigned int *posted)
+{
+	struct ibv_send_wr wr[RPCRDMA_POST_RUN], *bad = NULL;
+	struct ibv_sge sge[RPCRDMA_POST_RUN];
+	unsigned int i;
+	int rc;
+
+	*posted = 0;
+	if (!n || n > RPCRDMA_POST_RUN)
+		return -EINVAL;
+	memset(wr, 0, sizeof(wr[0]) * n);
+	for (i = 0; i < n; i++) {
+		const struct rpcrdma_sendctx *sc = scs[i];
+
+		if (sc->sc_sg || sc->sc_pre)
+			return -EINVAL;
+		sge[i].addr = (uintptr_t)sc->sc_buf;
+		sge[i].length = sc->sc_len;
+		sge[i].lkey = ep->re_send_mr->lkey;
+		wr[i].num_sge = 1;
+		wr[i].wr_id = (uintptr_t)&sc->sc_cqe;
+		wr[i].sg_list = &sge[i];
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = (sc->sc_inline ? IBV_SEND_INLINE : 0) |
+				   (sc->sc_signaled ? IBV_SEND_SIGNALED : 0);
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	errno = 0;
+	rc = rpcrdma_vt_rc(ibv_post_send(ep->re_id->qp, wr, &bad));
+	if (!rc)
+		*posted = n;
+	else if (bad >= wr && bad < wr + n)
+		*posted = (unsigned int)(bad - wr);
+	return rc;
 }
 
 static int rpcrdma_post_rw_here(struct rpcrdma_ep *ep, int write,
@@ -245,7 +263,7 @@ int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
 /* ---- the public names: here, or on the verbs thread (verbs_thread.h) ---- */
 
 RPCRDMA_VT_R2(int, rpcrdma_post_recv, struct rpcrdma_ep *, struct rpcrdma_rep *)
-RPCRDMA_VT_R5(int, rpcrdma_post_send_pullup, struct rpcrdma_ep *, struct rpcrdma_sendctx *, uint32_t, int, const struct rpcrdma_send_pre *)
+RPCRDMA_VT_R4(int, rpcrdma_post_send_run, struct rpcrdma_ep *, struct rpcrdma_sendctx *const *, unsigned int, unsigned int *)
 RPCRDMA_VT_R7(int, rpcrdma_post_send_sges, struct rpcrdma_ep *, struct rpcrdma_sendctx *, const struct rpcrdma_sge *, unsigned int, int, int, const struct rpcrdma_send_pre *)
 RPCRDMA_VT_R7(int, rpcrdma_post_rw, struct rpcrdma_ep *, int, const struct rpcrdma_sge *, const struct rpcrdma_remote *, unsigned int, struct rpcrdma_cqe *, struct rpcrdma_cqe *)
 RPCRDMA_VT_V3(rpcrdma_dev_rd_limits, struct rpcrdma_ep *, uint32_t *, uint32_t *)

@@ -322,6 +322,89 @@ START_TEST(no_deadlock_random)
 }
 END_TEST
 
+/*
+ * The post queue: contexts queued as decided come out oldest first, over
+ * the ring's wrap, while completions of posted ones release others; a
+ * context queued twice, out of order, or not decided is refused.
+ */
+START_TEST(queue_in_order_over_wrap)
+{
+	struct rpcrdma_sendctx_ring r;
+	unsigned int lap, i, next = 0;
+	int idx;
+
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 5, 1), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), -EAGAIN);
+	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), -EAGAIN);
+	for (lap = 0; lap < 7; lap++) {
+		/* Three decided and queued; two posted; then the rest. */
+		for (i = 0; i < 3; i++) {
+			post(&r, false, &idx);
+			ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)idx), 0);
+		}
+		for (i = 0; i < 3; i++) {
+			ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r),
+					 (int)next);
+			ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), 0);
+			/* Posted: its completion releases it (and older). */
+			ck_assert_int_eq(rpcrdma_sendctx_complete(&r, next), 1);
+			next = (next + 1) % 5;
+		}
+		ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), -EAGAIN);
+	}
+	ck_assert_uint_eq(rpcrdma_sendctx_in_use(&r), 0);
+}
+END_TEST
+
+START_TEST(queue_interleaved_with_completions)
+{
+	struct rpcrdma_sendctx_ring r;
+	int a, b, c;
+
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 4, 1), 0);
+	post(&r, false, &a);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)a), 0);
+	post(&r, false, &b);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)b), 0);
+	/* a is posted and completes while b still waits to be posted. */
+	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), a);
+	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, (unsigned)a), 1);
+	post(&r, false, &c);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)c), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), b);
+	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), c);
+	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), -EAGAIN);
+	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, (unsigned)c), 2);
+	ck_assert_uint_eq(rpcrdma_sendctx_in_use(&r), 0);
+}
+END_TEST
+
+START_TEST(queue_misuse)
+{
+	struct rpcrdma_sendctx_ring r;
+	int a, b, u;
+
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 4, 1), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, 0), -EINVAL); /* none decided */
+	post(&r, false, &a);
+	post(&r, false, &b);
+	/* Not the newest decided. */
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)a), -EINVAL);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)b), 0);
+	/* Twice. */
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)b), -EINVAL);
+	/* Handed out, not decided. */
+	u = rpcrdma_sendctx_get(&r);
+	ck_assert_int_ge(u, 0);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)u), -EINVAL);
+	ck_assert_int_eq(rpcrdma_sendctx_queue(&r, 99), -EINVAL);
+	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sendctx");
@@ -340,6 +423,9 @@ int main(void)
 	tcase_add_test(tc, complete_rejects_not_outstanding);
 	tcase_add_test(tc, decide_and_unget_misuse);
 	tcase_add_test(tc, no_deadlock_random);
+	tcase_add_test(tc, queue_in_order_over_wrap);
+	tcase_add_test(tc, queue_interleaved_with_completions);
+	tcase_add_test(tc, queue_misuse);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
