@@ -2,7 +2,7 @@
  * The RDMA Read/Write engine: moves a list of (local, remote) pieces in
  * chains the send queue and the negotiated Read depth allow, and waits
  * for each chain by reaping the connection's CQ.  Above verbs_post.c,
- * beside the Send path in transport.c.
+ * beside the Send path in transport_send.c.
  */
 #ifndef RPCRDMA_RDMA_RW_H
 #define RPCRDMA_RDMA_RW_H

@@ -10,7 +10,7 @@
 
 /*
  * Slots sr_tail .. sr_head-1 (mod sr_size) are in use, oldest first; the
- * last sr_undecided of them were handed out by get() but not yet posted
+ * last sr_undecided of them were handed out by get() but not yet decided
  * (needs_signal() not yet called for them).
  */
 struct rpcrdma_sendctx_ring {
@@ -19,7 +19,7 @@ struct rpcrdma_sendctx_ring {
 	unsigned int sr_head;		/* next index get() hands out */
 	unsigned int sr_tail;		/* oldest index in use */
 	unsigned int sr_in_use;
-	unsigned int sr_undecided;	/* handed out, not yet posted */
+	unsigned int sr_undecided;	/* handed out, not yet decided */
 	unsigned int sr_unsignaled;	/* Sends posted since the last signaled one */
 	unsigned int sr_queued;		/* decided, queued, not yet posted ... */
 	unsigned int sr_queue_head;	/* ... the oldest of them */

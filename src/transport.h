@@ -27,7 +27,7 @@ struct rpcrdma_xprt {
 	struct rpcrdma_ep rx_ep;
 	struct rpcrdma_options rx_opts;
 	pthread_mutex_t rx_lock;
-	/* Held by whoever posts the Sends queued (transport.c,
+	/* Held by whoever posts the Sends queued (transport_send.c,
 	 * rpcrdma_xprt_send_chain); taken before rx_lock, or tried under
 	 * it; nothing waits while holding it. */
 	pthread_mutex_t rx_post_lock;

@@ -52,7 +52,7 @@ struct rpcrdma_sendctx {
 	uint8_t *sc_buf;
 	uint32_t sc_index;
 	uint64_t sc_seq;	/* posting order of the Send it carries */
-	/* The Send as decided, until it is posted (transport.c): */
+	/* The Send as decided, until it is posted (transport_send.c): */
 	const struct rpcrdma_sge *sc_sg; /* its sender's; NULL: sc_len bytes of sc_buf */
 	const struct rpcrdma_send_pre *sc_pre;
 	int *sc_rcp;		/* where its sender waits for the post's result */
