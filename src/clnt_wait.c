@@ -317,7 +317,8 @@ static uint64_t to_ns(const struct timespec *ts)
 
 /*
  * Wait, lock held, until done() holds: as the poller if nobody polls
- * (reaping the CQ, spinning ro_busy_poll_us, then sleeping on the
+ * (reaping the CQ, spinning as long as cr_spin learned, at most
+ * ro_busy_poll_us, then sleeping on the
  * channel), else asleep on cond until a Reply, a credit or the role is
  * handed over.  0, or -ETIMEDOUT at the deadline.
  */
@@ -340,7 +341,7 @@ int cr_wait_for(struct clnt_rdma *cr,
 			cr->cr_polling = 1;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
 			memset(&ps, 0, sizeof(ps));
-			rc = rpcrdma_poll_wait(&cr_poll_ops, &pa,
+			rc = rpcrdma_poll_wait(&cr_poll_ops, &pa, &cr->cr_spin,
 					       cr->cr_x.rx_opts.ro_busy_poll_us,
 					       to_ns(deadline), &ps);
 			pthread_mutex_lock(&cr->cr_x.rx_lock);

@@ -1,7 +1,8 @@
 /*
  * The waiting policy of the completion model (poller.h): reap, spin for
- * a bounded time while the CQ stays empty, then arm and reap once more
- * before sleeping.  Pure logic over an ops table; no verbs calls here.
+ * a bounded time while the CQ stays empty (how long: spin.c), then arm
+ * and reap once more before sleeping.  Pure logic over an ops table; no
+ * verbs calls here.
  */
 #include "config.h"
 #include <errno.h>
@@ -31,10 +32,11 @@ static int sleep_ms(uint64_t now, uint64_t deadline)
 }
 
 int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
-		      uint32_t spin_us, uint64_t deadline_ns,
-		      struct rpcrdma_poll_stats *st)
+		      struct rpcrdma_spin *sp, uint32_t spin_us,
+		      uint64_t deadline_ns, struct rpcrdma_poll_stats *st)
 {
-	uint64_t spin_end = 0, now;
+	uint64_t spin_start = 0, spin_end = 0, now;
+	uint32_t budget = 0;
 	int n, spun = 0, rc;
 
 	for (;;) {
@@ -42,29 +44,40 @@ int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 		if (n < 0)
 			return n;
 		if (ops->po_done(arg)) {
-			if (n && spun)
+			if (n && spun) {
 				st->ps_hits++;
+				if (sp)
+					rpcrdma_spin_hit(sp, (ops->po_now_ns(arg) -
+							      spin_start) / 1000);
+			}
 			return 0;
 		}
 		now = ops->po_now_ns(arg);
 		if (n) {
-			/* Progress: the spin budget starts again. */
-			if (spun)
+			/* Progress: the spin starts again. */
+			if (spun) {
 				st->ps_hits++;
+				if (sp)
+					rpcrdma_spin_hit(sp, (now - spin_start) / 1000);
+			}
 			spun = 0;
-			spin_end = now + (uint64_t)spin_us * 1000;
 			continue;
 		}
 		st->ps_empty++;
 		if (deadline_ns && now >= deadline_ns)
 			return -ETIMEDOUT;
-		if (!spun++)
-			spin_end = now + (uint64_t)spin_us * 1000;
+		if (!spun++) {
+			budget = sp ? rpcrdma_spin_budget(sp, spin_us) : spin_us;
+			spin_start = now;
+			spin_end = now + (uint64_t)budget * 1000;
+		}
 		if (now < spin_end)
 			continue;
 
 		/* The spin ran out: arm, and look once more before sleeping. */
 		st->ps_misses++;
+		if (sp && budget)
+			rpcrdma_spin_miss(sp, budget, spin_us);
 		rc = ops->po_arm(arg);
 		if (rc)
 			return rc;

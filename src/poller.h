@@ -9,6 +9,7 @@
 #define RPCRDMA_POLLER_H
 
 #include <stdint.h>
+#include "spin.h"
 
 struct rpcrdma_poll_ops {
 	/* Reap what completed: how many completions, or a negative errno. */
@@ -38,15 +39,16 @@ struct rpcrdma_poll_stats {
 };
 
 /*
- * Poll until po_done holds, spinning at most spin_us after the last
- * completion before arming the CQ and sleeping; arming happens only on
+ * Poll until po_done holds, spinning after the last completion before
+ * arming the CQ and sleeping: spin_us each time, or with sp, as long as
+ * sp learned (spin.h), at most spin_us (busy_poll_us); arming happens only on
  * the way to sleep, never per message, and one more poll after arming
  * closes the race with a completion that came just before it.
  * deadline_ns 0: no deadline.  Returns 0 once done, -ETIMEDOUT, -EAGAIN
  * (armed, po_sleep is NULL: go and sleep), or a negative errno.
  */
 int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
-		      uint32_t spin_us, uint64_t deadline_ns,
-		      struct rpcrdma_poll_stats *st);
+		      struct rpcrdma_spin *sp, uint32_t spin_us,
+		      uint64_t deadline_ns, struct rpcrdma_poll_stats *st);
 
 #endif /* RPCRDMA_POLLER_H */

@@ -171,7 +171,8 @@ static void conn_add_poll_stats(struct svc_rdma_conn *c,
 }
 
 /*
- * Nothing queued: spin up to spin_us for the next Call before arming the
+ * Nothing queued: spin for the next Call, as long as the last Calls took
+ * to come (spin.h) and at most spin_us, before arming the
  * CQ and going back to svc_run's poll(2).  1 if a Call (or the
  * connection's death) is there to handle, 0 to sleep (the CQ armed).
  */
@@ -182,7 +183,7 @@ int svc_rdma_conn_spin(struct svc_rdma_conn *c, uint32_t spin_us)
 
 	if (conn_po_done(c))
 		return 1;
-	rc = rpcrdma_poll_wait(&conn_spin_ops, c, spin_us, 0, &ps);
+	rc = rpcrdma_poll_wait(&conn_spin_ops, c, &c->cn_spin, spin_us, 0, &ps);
 	conn_add_poll_stats(c, &ps);
 	/* Not armed (-EACCES: the kernel refused): no sleep would end. */
 	if (rc < 0 && rc != -EAGAIN) {

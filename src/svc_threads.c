@@ -28,6 +28,7 @@ struct lead_set {
 	struct svc_rdma_conn **ls_conns;
 	struct pollfd *ls_fds;		/* wake eventfd, CM channel, then CQs */
 	int ls_n, ls_cap;
+	uint32_t ls_spin_us;		/* the set's busy_poll_us: its largest */
 };
 
 static int conn_dead(struct svc_rdma_conn *c)
@@ -138,10 +139,14 @@ static struct svc_rdma_conn *set_build(struct lead_set *s)
 	s->ls_fds[1] = (struct pollfd){ .fd = l->ln_cm_refused ? -1 : l->ln_ch->fd,
 					.events = POLLIN };
 	s->ls_n = 0;
+	s->ls_spin_us = l->ln_opts.ro_busy_poll_us;
 	for (c = l->ln_conns; c && s->ls_n + 2 <= s->ls_cap; c = c->cn_next) {
 		/* A dead one still served is left out until it is released. */
 		if (conn_dead(c))
 			continue;
+		/* A connection's value knows its device (driver defaults). */
+		if (!s->ls_n || c->cn_x.rx_opts.ro_busy_poll_us > s->ls_spin_us)
+			s->ls_spin_us = c->cn_x.rx_opts.ro_busy_poll_us;
 		s->ls_conns[s->ls_n] = c;
 		s->ls_fds[2 + s->ls_n] = (struct pollfd){
 			.fd = c->cn_x.rx_ep.re_comp_ch->fd, .events = POLLIN };
@@ -179,7 +184,7 @@ static void set_handle(struct lead_set *s)
 /*
  * One turn as leader: collect dead connections, take CM events (always
  * looked at, so new connections are accepted under load too), then reap
- * the CQs, spinning up to ro_busy_poll_us; only when all is quiet arm
+ * the CQs, spinning up to busy_poll_us (as learned: spin.h); only when all is quiet arm
  * them and sleep in poll(2).  Returns with Calls queued, or on a wake.
  * forced: Calls are queued already (svc_loop.c): one look at the CM
  * channel and every CQ, no spin, no sleep, and so no arming either.
@@ -214,7 +219,8 @@ static void lead(struct lead_set *s, int forced)
 		s->ls_n = n;
 		return;
 	}
-	rc = rpcrdma_poll_wait(&set_ops, s, l->ln_opts.ro_busy_poll_us, 0, &ps);
+	rc = rpcrdma_poll_wait(&set_ops, s, &l->ln_threads.th_spin,
+			       s->ls_spin_us, 0, &ps);
 	if (rc == -EAGAIN) {
 		/* Armed with nothing queued: sleep.  The timeout only bounds
 		 * how long a connection that died silently waits for reaping. */

@@ -79,7 +79,7 @@ struct rpcrdma_options {
 	uint32_t ro_mapped_min;		/* auto: map when this many bytes are referenced */
 	uint32_t ro_mr_cache;		/* hot-path registrations kept; 0: none */
 	const char *ro_source;		/* client: local address to connect from */
-	uint32_t ro_busy_poll_us;	/* spin on the CQ this long before sleeping */
+	uint32_t ro_busy_poll_us;	/* spin on the CQ at most this long before sleeping */
 	uint32_t ro_svc_threads;	/* server: service threads; 0: svc_run() serves */
 	uint32_t ro_max_reply;		/* client: Reply chunk size when nothing is known */
 	uint32_t ro_call_chunks;	/* client: enum rpcrdma_call_chunks */

@@ -519,8 +519,15 @@ START_TEST(driver_defaults)
 	ck_assert_ptr_null(o.co_device);
 	rpcrdma_optsrc_resolve(&src, "mlx5_0", RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_signal_every, 8);
+	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
 	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_signal_every, 8);
+	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
+	/* siw's longer spin bound; not rxe's. */
+	rpcrdma_optsrc_resolve(&src, "rxe0", RPCRDMA_DRV_RXE, &out);
+	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_busy_poll_us, 2000);
 	rpcrdma_optsrc_fini(&src);
 
 	/* A file's [global] value, a [device] section, the environment and

@@ -23,6 +23,7 @@ struct fake {
 	int reap_error_at;	/* poll number that fails, -1 none */
 	int armed_when_polled;	/* polls made while armed */
 	int armed;
+	int sleep_to;		/* nonzero: a sleep lasts until this poll */
 };
 
 static int f_reap(void *arg)
@@ -63,6 +64,10 @@ static int f_sleep(void *arg, int timeout_ms)
 	(void)timeout_ms;
 	f->sleeps++;
 	f->armed = 0;
+	if (f->sleep_to && f->polls < f->sleep_to) {
+		f->now += (uint64_t)(f->sleep_to - f->polls) * f->step_ns;
+		f->polls = f->sleep_to;
+	}
 	/* What woke us shows on the next poll. */
 	f->now += 1000000;
 	return f->sleep_result;
@@ -102,7 +107,7 @@ START_TEST(immediate)
 	struct fake f = mk(sc, 1, 1);
 	struct rpcrdma_poll_stats st = { 0 };
 
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 50, 0, &st), 0);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 50, 0, &st), 0);
 	ck_assert_int_eq(f.polls, 1);
 	ck_assert_int_eq(f.arms, 0);
 	ck_assert_uint_eq(st.ps_hits, 0);
@@ -117,7 +122,7 @@ START_TEST(spin_hit)
 	struct fake f = mk(sc, 6, 1);
 	struct rpcrdma_poll_stats st = { 0 };
 
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 50, 0, &st), 0);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 50, 0, &st), 0);
 	ck_assert_int_eq(f.arms, 0);
 	ck_assert_int_eq(f.sleeps, 0);
 	ck_assert_uint_eq(st.ps_hits, 1);
@@ -135,7 +140,7 @@ START_TEST(spin_miss_sleeps)
 
 	sc[150] = 1;
 	f = mk(sc, 200, 1);
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 20, 0, &st), 0);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 20, 0, &st), 0);
 	/* ~20 empty polls of spin, then one arm and exactly one sleep... */
 	ck_assert_uint_ge(st.ps_misses, 1);
 	ck_assert_int_eq(f.arms, (int)st.ps_misses);
@@ -154,7 +159,7 @@ START_TEST(no_spin)
 	struct fake f = mk(sc, 3, 1);
 	struct rpcrdma_poll_stats st = { 0 };
 
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 0, 0, &st), 0);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 0, 0, &st), 0);
 	ck_assert_int_eq(f.arms, 1);
 	ck_assert_int_eq(f.sleeps, 1);
 	ck_assert_uint_eq(st.ps_misses, 1);
@@ -170,7 +175,7 @@ START_TEST(race_after_arm)
 	struct fake f = mk(sc, 2, 1);
 	struct rpcrdma_poll_stats st = { 0 };
 
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 0, 0, &st), 0);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 0, 0, &st), 0);
 	ck_assert_int_eq(f.arms, 1);
 	ck_assert_int_eq(f.sleeps, 0);
 }
@@ -186,7 +191,7 @@ START_TEST(others_progress)
 	for (int i = 0; i < 64; i++)
 		sc[i] = i % 5 == 4;	/* one completion every 5 polls */
 	f = mk(sc, 64, 10);
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 10, 0, &st), 0);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 10, 0, &st), 0);
 	ck_assert_int_eq(f.arms, 0);
 	ck_assert_uint_eq(st.ps_hits, 10);
 }
@@ -198,7 +203,7 @@ START_TEST(deadline)
 	struct rpcrdma_poll_stats st = { 0 };
 
 	f.sleep_result = 0;	/* sleeps time out */
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 5, f.now + 5000000, &st),
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 5, f.now + 5000000, &st),
 			 -ETIMEDOUT);
 	ck_assert_uint_eq(st.ps_wakeups, 0);
 	ck_assert_int_gt(f.sleeps, 0);
@@ -211,7 +216,7 @@ START_TEST(nosleep_eagain)
 	struct fake f = mk(NULL, 0, 1);
 	struct rpcrdma_poll_stats st = { 0 };
 
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops_nosleep, &f, 10, 0, &st), -EAGAIN);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops_nosleep, &f, NULL, 10, 0, &st), -EAGAIN);
 	ck_assert_int_eq(f.arms, 1);
 	ck_assert_int_eq(f.armed_when_polled, 1);
 	ck_assert_uint_eq(st.ps_misses, 1);
@@ -224,7 +229,71 @@ START_TEST(reap_error)
 	struct rpcrdma_poll_stats st = { 0 };
 
 	f.reap_error_at = 3;
-	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, 50, 0, &st), -EIO);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, NULL, 50, 0, &st), -EIO);
+}
+END_TEST
+
+/*
+ * With a learning spin (spin.h): a Reply 500 us away is missed by the
+ * floor (300 us), and the wait sleeps; within a few waits like it the
+ * spin is long enough and a wait never arms.  busy_poll_us 300 bounds it.
+ */
+START_TEST(learns_longer_spin)
+{
+	int sc[600] = { 0 };
+	struct rpcrdma_spin sp;
+	struct rpcrdma_poll_stats st = { 0 };
+	struct fake f;
+	int i;
+
+	memset(&sp, 0, sizeof(sp));
+	sc[500] = 1;
+	f = mk(sc, 600, 1);
+	f.sleep_to = 500;	/* the sleep ends with the completion */
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &sp, 2000, 0, &st), 0);
+	ck_assert_int_eq(f.arms, 1);
+	for (i = 0; i < 10; i++) {
+		f = mk(sc, 600, 1);
+		f.sleep_to = 500;
+		ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &sp, 2000, 0, &st), 0);
+		if (!f.arms)
+			break;
+	}
+	ck_assert_int_lt(i, 10);
+	f = mk(sc, 600, 1);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &sp, 2000, 0, &st), 0);
+	ck_assert_int_eq(f.arms, 0);
+	f = mk(sc, 600, 1);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &sp, 300, 0, &st), 0);
+	ck_assert_int_eq(f.arms, 1);
+}
+END_TEST
+
+/* Completions later than busy_poll_us: spins at it run out, and after
+ * RPCRDMA_SPIN_GIVE_UP of them a wait arms at each first empty poll. */
+START_TEST(stops_spinning_when_late)
+{
+	struct rpcrdma_spin sp;
+	struct rpcrdma_poll_stats st = { 0 };
+	struct fake f;
+
+	memset(&sp, 0, sizeof(sp));
+	f = mk(NULL, 0, 1);
+	f.sleep_result = 0;	/* sleeps end with nothing yet */
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &sp, 400, f.now + 20000000, &st),
+			 -ETIMEDOUT);
+	ck_assert_uint_ge(st.ps_misses, RPCRDMA_SPIN_GIVE_UP);
+	ck_assert_uint_eq(sp.sp_over, RPCRDMA_SPIN_GIVE_UP);
+	/* No completion: every turn is one empty poll, an arm and a sleep
+	 * (the probe, one turn in RPCRDMA_SPIN_PROBE, is not due yet). */
+	memset(&st, 0, sizeof(st));
+	sp.sp_skipped = 0;
+	f = mk(NULL, 0, 1);
+	f.sleep_result = 0;
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &sp, 400, f.now + 5500000, &st),
+			 -ETIMEDOUT);
+	ck_assert_int_ge(f.arms, 3);
+	ck_assert_uint_eq(st.ps_empty, (uint64_t)f.arms + 1);
 }
 END_TEST
 
@@ -244,6 +313,8 @@ int main(void)
 	tcase_add_test(tc, deadline);
 	tcase_add_test(tc, nosleep_eagain);
 	tcase_add_test(tc, reap_error);
+	tcase_add_test(tc, learns_longer_spin);
+	tcase_add_test(tc, stops_spinning_when_late);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
