@@ -127,7 +127,7 @@ struct clnt_rdma {
 	struct rpcrdma_req *cr_reqs;
 	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
 	int cr_polling;			/* a waiter is reaping the CQ */
-	struct rpcrdma_spin cr_spin;	/* the poller's spin (spin.h): poller only */
+	struct rpcrdma_spin cr_spin;	/* the poller's alone (spin.h) */
 	int cr_gone;			/* a CM event: fail once the CQ is drained */
 	struct cr_waiter *cr_waiters;	/* the others, asleep */
 	struct rpc_err cr_err;		/* the last call's outcome */

@@ -31,6 +31,15 @@ static int sleep_ms(uint64_t now, uint64_t deadline)
 	return (int)((left + 999999) / 1000000);
 }
 
+/* A spin found a completion after spun_ns: counted, and learned from. */
+static void spin_hit(struct rpcrdma_poll_stats *st, struct rpcrdma_spin *sp,
+		     uint64_t spun_ns)
+{
+	st->ps_hits++;
+	if (sp)
+		rpcrdma_spin_hit(sp, spun_ns / 1000);
+}
+
 int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 		      struct rpcrdma_spin *sp, uint32_t spin_us,
 		      uint64_t deadline_ns, struct rpcrdma_poll_stats *st)
@@ -44,22 +53,15 @@ int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 		if (n < 0)
 			return n;
 		if (ops->po_done(arg)) {
-			if (n && spun) {
-				st->ps_hits++;
-				if (sp)
-					rpcrdma_spin_hit(sp, (ops->po_now_ns(arg) -
-							      spin_start) / 1000);
-			}
+			if (n && spun)
+				spin_hit(st, sp, ops->po_now_ns(arg) - spin_start);
 			return 0;
 		}
 		now = ops->po_now_ns(arg);
 		if (n) {
 			/* Progress: the spin starts again. */
-			if (spun) {
-				st->ps_hits++;
-				if (sp)
-					rpcrdma_spin_hit(sp, (now - spin_start) / 1000);
-			}
+			if (spun)
+				spin_hit(st, sp, now - spin_start);
 			spun = 0;
 			continue;
 		}
@@ -67,7 +69,8 @@ int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 		if (deadline_ns && now >= deadline_ns)
 			return -ETIMEDOUT;
 		if (!spun++) {
-			budget = sp ? rpcrdma_spin_budget(sp, spin_us) : spin_us;
+			budget = sp ? rpcrdma_spin_budget(sp, spin_us)
+				    : spin_us;
 			spin_start = now;
 			spin_end = now + (uint64_t)budget * 1000;
 		}

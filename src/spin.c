@@ -58,10 +58,9 @@ void rpcrdma_spin_miss(struct rpcrdma_spin *sp, uint32_t budget_us,
 	/*
 	 * It took longer than budget_us: averaged in as budget_us, so spins
 	 * that keep running out lengthen the next ones (towards twice that,
-	 * up to the cap), while a rare lull among quick completions (many
-	 * calls in flight) barely does: spinning longer there took CPU time
-	 * from the device and the server (rxe, 2 cores: -15% at 32 in flight).
-	 * A run of misses at the cap stops spinning (budget above).
+	 * up to the cap), while one lull among quick completions (many
+	 * calls in flight) lengthens them little.  A run of misses at the
+	 * cap stops spinning (budget above).
 	 */
 	learn(sp, budget_us);
 	if (cap_us > RPCRDMA_SPIN_FLOOR_US && budget_us >= cap_us &&

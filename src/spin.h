@@ -26,7 +26,7 @@
 /* One waiter's state; zero is a valid start.  Used by whoever holds the
  * waiter's role (the poller role, one connection's or leader's loop). */
 struct rpcrdma_spin {
-	uint32_t sp_learned_us;	/* how long the next completion takes to come */
+	uint32_t sp_learned_us;	/* how long completions take to come */
 	uint8_t sp_over;	/* spins of cap_us that ran out, in a row */
 	uint8_t sp_skipped;	/* waits not spun since spinning stopped */
 };

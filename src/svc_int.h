@@ -71,7 +71,7 @@ struct svc_rdma_conn {
 	struct svc_rdma_mem cn_mem;	/* max_conn_memory (cn_dev->dv_lock) */
 	/* svc_run mode, fair turns (svc_loop.c): */
 	uint32_t cn_turn;		/* Calls taken in this turn */
-	struct rpcrdma_spin cn_spin;	/* svc_run's spin for its next Call (spin.h) */
+	struct rpcrdma_spin cn_spin;	/* svc_run's, for the next Call (spin.h) */
 	uint64_t cn_yield_gen;		/* the kick pass that serves it next; 0: none */
 	int cn_penalized;		/* its peer stalled: no time to block (atomic) */
 };
@@ -85,7 +85,7 @@ struct svc_rdma_threads {
 	int th_stop;
 	int th_wakefd;			/* eventfd: refresh the leader's set, stop */
 	uint32_t th_since_lead;		/* Calls picked since a thread last led */
-	struct rpcrdma_spin th_spin;	/* the leader's spin (spin.h): leader only */
+	struct rpcrdma_spin th_spin;	/* the leader's alone (spin.h) */
 };
 
 /*

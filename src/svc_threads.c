@@ -28,7 +28,7 @@ struct lead_set {
 	struct svc_rdma_conn **ls_conns;
 	struct pollfd *ls_fds;		/* wake eventfd, CM channel, then CQs */
 	int ls_n, ls_cap;
-	uint32_t ls_spin_us;		/* the set's busy_poll_us: its largest */
+	uint32_t ls_spin_us;		/* the largest busy_poll_us in the set */
 };
 
 static int conn_dead(struct svc_rdma_conn *c)
@@ -184,8 +184,8 @@ static void set_handle(struct lead_set *s)
 /*
  * One turn as leader: collect dead connections, take CM events (always
  * looked at, so new connections are accepted under load too), then reap
- * the CQs, spinning up to busy_poll_us (as learned: spin.h); only when all is quiet arm
- * them and sleep in poll(2).  Returns with Calls queued, or on a wake.
+ * the CQs, spinning as long as learned (spin.h), at most busy_poll_us;
+ * only when all is quiet arm them and sleep in poll(2).  Returns with Calls queued, or on a wake.
  * forced: Calls are queued already (svc_loop.c): one look at the CM
  * channel and every CQ, no spin, no sleep, and so no arming either.
  */
