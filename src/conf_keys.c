@@ -107,7 +107,7 @@ const struct rpcrdma_driver_default rpcrdma_driver_defaults[] = {
 	/* Why: siw's round trips of 4-16 KiB take 0.2-1.5 ms under
 	 * emulation, longer than the 300 us spin, so each one slept and paid
 	 * a wake-up; a learned spin of up to 2 ms lets them be spun for, and
-	 * costs nothing where completions come later still (spinning then
+	 * costs little where completions come later still (spinning then
 	 * stops: spin.c).  Not on rxe: there it cost 20-30% at 32 in flight
 	 * (the spinner takes CPU time rxe's kernel work needs). */
 	{ RPCRDMA_DRV_SIW, "busy_poll_us", 2000 },
