@@ -36,8 +36,7 @@ static void spin_hit(struct rpcrdma_poll_stats *st, struct rpcrdma_spin *sp,
 		     uint64_t spun_ns)
 {
 	st->ps_hits++;
-	if (sp)
-		rpcrdma_spin_hit(sp, spun_ns / 1000);
+	rpcrdma_spin_hit(sp, spun_ns / 1000);
 }
 
 int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
@@ -69,8 +68,7 @@ int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 		if (deadline_ns && now >= deadline_ns)
 			return -ETIMEDOUT;
 		if (!spun++) {
-			budget = sp ? rpcrdma_spin_budget(sp, spin_us)
-				    : spin_us;
+			budget = rpcrdma_spin_budget(sp, spin_us);
 			spin_start = now;
 			spin_end = now + (uint64_t)budget * 1000;
 		}
@@ -79,7 +77,7 @@ int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 
 		/* The spin ran out: arm, and look once more before sleeping. */
 		st->ps_misses++;
-		if (sp && budget)
+		if (budget)
 			rpcrdma_spin_miss(sp, budget, spin_us);
 		rc = ops->po_arm(arg);
 		if (rc)

@@ -40,8 +40,8 @@ struct rpcrdma_poll_stats {
 
 /*
  * Poll until po_done holds, spinning after the last completion before
- * arming the CQ and sleeping: spin_us each time, or with sp, as long as
- * sp learned (spin.h), at most spin_us (busy_poll_us); arming happens only on
+ * arming the CQ and sleeping, as long as sp learned (spin.h) and at most
+ * spin_us (busy_poll_us; 300 us or less is spun whole); arming happens only on
  * the way to sleep, never per message, and one more poll after arming
  * closes the race with a completion that came just before it.
  * deadline_ns 0: no deadline.  Returns 0 once done, -ETIMEDOUT, -EAGAIN

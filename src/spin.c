@@ -12,13 +12,10 @@
 uint32_t rpcrdma_spin_budget(struct rpcrdma_spin *sp, uint32_t cap_us)
 {
 	uint64_t want;
-	uint32_t floor;
 
-	if (!cap_us)
-		return 0;
-	floor = cap_us < RPCRDMA_SPIN_FLOOR_US ? cap_us : RPCRDMA_SPIN_FLOOR_US;
-	/* A bound at the floor leaves nothing to learn: spin it, as always. */
-	if (cap_us <= floor)
+	/* A bound at the floor leaves nothing to learn: spin it, as always
+	 * (0: never). */
+	if (cap_us <= RPCRDMA_SPIN_FLOOR_US)
 		return cap_us;
 	if (sp->sp_over >= RPCRDMA_SPIN_GIVE_UP) {
 		/* Completions come later than any spin allowed: sleep at
@@ -29,8 +26,8 @@ uint32_t rpcrdma_spin_budget(struct rpcrdma_spin *sp, uint32_t cap_us)
 		return cap_us;
 	}
 	want = 2 * (uint64_t)sp->sp_learned_us + SPIN_SLACK_US;
-	if (want < floor)
-		return floor;
+	if (want < RPCRDMA_SPIN_FLOOR_US)
+		return RPCRDMA_SPIN_FLOOR_US;
 	return want > cap_us ? cap_us : (uint32_t)want;
 }
 

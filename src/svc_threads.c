@@ -185,7 +185,8 @@ static void set_handle(struct lead_set *s)
  * One turn as leader: collect dead connections, take CM events (always
  * looked at, so new connections are accepted under load too), then reap
  * the CQs, spinning as long as learned (spin.h), at most busy_poll_us;
- * only when all is quiet arm them and sleep in poll(2).  Returns with Calls queued, or on a wake.
+ * only when all is quiet arm them and sleep in poll(2).  Returns with
+ * Calls queued, or on a wake.
  * forced: Calls are queued already (svc_loop.c): one look at the CM
  * channel and every CQ, no spin, no sleep, and so no arming either.
  */
