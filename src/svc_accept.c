@@ -189,7 +189,7 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 	struct rdma_cm_event *ev;
 	int rc;
 
-	while (!(rc = rpcrdma_cm_next(l->ln_ch, &ev))) {
+	while (!(rc = svc_rdma_cm_next(l, &ev))) {
 		struct svc_rdma_conn *c = ev->id->context, *gone = NULL;
 		struct rdma_cm_id *refused = NULL;
 

@@ -220,10 +220,14 @@ void svc_rdma_conn_reap_wait(void *arg)
 	}
 	if (conn_reap(c))
 		return;
-	if (rpcrdma_cq_sleep(ep, 10) > 0) {
+	rc = rpcrdma_cq_sleep(ep, 10);
+	if (rc > 0) {
 		pthread_mutex_lock(&c->cn_x.rx_lock);
 		c->cn_x.rx_stats.rs_wakeups++;
 		pthread_mutex_unlock(&c->cn_x.rx_lock);
+	} else if (!rc && svc_rdma_cm_watch(c)) {
+		/* 10 ms without a completion: is the peer gone (svc_cm.c)? */
+		return;
 	}
 	conn_reap(c);
 }
@@ -369,6 +373,8 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
 	pthread_mutex_unlock(&l->ln_lock);
 	rpcrdma_ep_disconnect(&c->cn_x.rx_ep);
+	/* Its events a wait kept name c, and hold its id. */
+	svc_rdma_cm_forget(l, c->cn_x.rx_ep.re_id);
 	svc_rdma_bufs_free(c);
 	rpcrdma_xprt_fini(&c->cn_x);
 	svc_rdma_dev_put(l, c->cn_dev);

@@ -106,6 +106,8 @@ struct svc_rdma_tirpc_ops {
 	void (*to_getreq)(int fd);
 };
 
+#define SVC_RDMA_CM_KEPT 32	/* CM events a wait may take early */
+
 struct svc_rdma_listener {
 	SVCXPRT ln_xprt;
 	SVCXPRT_EXT ln_ext;
@@ -138,6 +140,10 @@ struct svc_rdma_listener {
 	int ln_cm_refused;		/* its CM channel failed for good (the kernel
 					 * refused the process): out of every poll set */
 	int ln_kickfd;			/* svc_run mode: the kick eventfd, or -1 */
+	/* svc_run mode: CM events a wait took early, oldest first (svc_cm.c,
+	 * ln_lock), until svc_rdma_lst_events acts on them */
+	struct rdma_cm_event *ln_kept[SVC_RDMA_CM_KEPT];
+	uint32_t ln_nkept;
 };
 
 /* svc_threads.c: service threads (ro_svc_threads > 0). */
@@ -227,5 +233,11 @@ void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
 			     struct timespec *ts);
 void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
 int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
+
+/* svc_cm.c: the listener's CM events, in order, and a wait's early look. */
+int svc_rdma_cm_next(struct svc_rdma_listener *l, struct rdma_cm_event **evp);
+int svc_rdma_cm_watch(struct svc_rdma_conn *c);
+void svc_rdma_cm_forget(struct svc_rdma_listener *l, struct rdma_cm_id *id);
+void svc_rdma_cm_forget_all(struct svc_rdma_listener *l);
 
 #endif /* RPCRDMA_SVC_INT_H */

@@ -181,12 +181,19 @@ static bool_t idle_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	return FALSE;	/* never a Call */
 }
 
-/* Fair turns: connections that yielded get theirs (svc_loop.c). */
+/*
+ * Fair turns: connections that yielded get theirs (svc_loop.c); first,
+ * CM events a wait took early (svc_cm.c), which kicked to be acted on.
+ */
 static bool_t kick_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
+	struct svc_rdma_listener *l =
+		rpcrdma_container_of(xprt, struct svc_rdma_listener, ln_kick_xprt);
+
 	(void)msg;
-	svc_rdma_kick_pass(rpcrdma_container_of(xprt, struct svc_rdma_listener,
-						ln_kick_xprt), xprt->xp_fd);
+	if (__atomic_load_n(&l->ln_nkept, __ATOMIC_RELAXED))
+		svc_rdma_lst_events(l);
+	svc_rdma_kick_pass(l, xprt->xp_fd);
 	return FALSE;	/* never a Call of its own */
 }
 
@@ -306,6 +313,9 @@ static void lst_destroy(SVCXPRT *xprt)
 	svc_rdma_drc_stop(l);
 	/* After the last connection: nothing uses the PDs any more. */
 	svc_rdma_devs_fini(l);
+	/* Events a wait took early and nobody acted on: acked, or the
+	 * listener's id could not be destroyed. */
+	svc_rdma_cm_forget_all(l);
 	rpcrdma_listen_close(l->ln_ch, l->ln_id);
 	pthread_mutex_destroy(&l->ln_lock);
 	rpcrdma_optsrc_fini(&l->ln_src);

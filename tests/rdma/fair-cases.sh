@@ -86,6 +86,11 @@ flood() {
 	grep -q "echoed\|echo of" "$work/$name.flood" &&
 		grep -q "came back different" "$work/$name.flood" &&
 		why=${why:-"the flood's echoes came back different"}
+	# The flood was killed mid-chain: lost, not a stall (which would
+	# have refused its address, and the bystander's, for 30 budgets).
+	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\) .*/\1/p' "$work/$name.server")
+	[ -n "$why" ] || [ "${stalled:-x}" = 0 ] ||
+		why="stalled_conns '$stalled': the killed flood was judged a stall"
 	yielded=$(sed -n 's/^server: fair turns_yielded \([0-9]*\) forced_leads \([0-9]*\) .*/\1 \2/p' \
 		"$work/$name.server")
 	echo "# $kind $name: turns_yielded forced_leads: $yielded"
