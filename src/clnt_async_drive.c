@@ -182,11 +182,13 @@ static void wait_progress(struct clnt_rdma *cr, uint64_t until_ns)
 	 * it kicks when done. */
 	if (!cr->cr_polling && cr->cr_conn == CR_CONNECTED &&
 	    !cr->cr_x.rx_dead) {
+		uint32_t spin_us = cr_spin_bound(cr);
+
 		cr->cr_polling = 1;
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		memset(&ps, 0, sizeof(ps));
 		rc = rpcrdma_poll_wait(&async_poll_ops, cr, &cr->cr_spin,
-				       cr->cr_x.rx_opts.ro_busy_poll_us, end, &ps);
+				       spin_us, end, &ps);
 		pthread_mutex_lock(&cr->cr_x.rx_lock);
 		cr->cr_polling = 0;
 		cr->cr_x.rx_stats.rs_wakeups += ps.ps_wakeups;

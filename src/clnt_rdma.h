@@ -266,6 +266,14 @@ static inline void cr_count_deregs(struct clnt_rdma *cr, unsigned int n)
 		RPCRDMA_PROBE2(chunk_inval, &cr->cr_x, n);
 }
 
+/* The poller's spin bound now (spin.h, rpcrdma_spin_bound).  Lock held. */
+static inline uint32_t cr_spin_bound(const struct clnt_rdma *cr)
+{
+	return rpcrdma_spin_bound(cr->cr_x.rx_opts.ro_busy_poll_us,
+				  cr->cr_x.rx_opts.ro_busy_poll_alone_us,
+				  cr->cr_inflight);
+}
+
 /* clnt_state.c */
 void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		  enum rpcrdma_req_state to);

@@ -318,7 +318,8 @@ static uint64_t to_ns(const struct timespec *ts)
 /*
  * Wait, lock held, until done() holds: as the poller if nobody polls
  * (reaping the CQ, spinning as long as cr_spin learned, at most
- * ro_busy_poll_us, then sleeping on the
+ * ro_busy_poll_us, or busy_poll_alone_us for a lone call: cr_spin_bound;
+ * then sleeping on the
  * channel), else asleep on cond until a Reply, a credit or the role is
  * handed over.  0, or -ETIMEDOUT at the deadline.
  */
@@ -338,12 +339,13 @@ int cr_wait_for(struct clnt_rdma *cr,
 				cr_unlink(cr, &me);
 				linked = 0;
 			}
+			uint32_t spin_us = cr_spin_bound(cr);
+
 			cr->cr_polling = 1;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
 			memset(&ps, 0, sizeof(ps));
 			rc = rpcrdma_poll_wait(&cr_poll_ops, &pa, &cr->cr_spin,
-					       cr->cr_x.rx_opts.ro_busy_poll_us,
-					       to_ns(deadline), &ps);
+					       spin_us, to_ns(deadline), &ps);
 			pthread_mutex_lock(&cr->cr_x.rx_lock);
 			cr->cr_polling = 0;
 			cr_add_poll_stats(&cr->cr_x.rx_stats, &ps);

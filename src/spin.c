@@ -9,6 +9,12 @@
 /* Added to twice the learned wait: room for a completion a little late. */
 #define SPIN_SLACK_US	50
 
+uint32_t rpcrdma_spin_bound(uint32_t busy_poll_us, uint32_t alone_us,
+			    uint32_t inflight)
+{
+	return inflight <= 1 && alone_us > busy_poll_us ? alone_us : busy_poll_us;
+}
+
 uint32_t rpcrdma_spin_budget(struct rpcrdma_spin *sp, uint32_t cap_us)
 {
 	uint64_t want;

@@ -23,6 +23,16 @@
  * whether completions come sooner again. */
 #define RPCRDMA_SPIN_PROBE	16
 
+/*
+ * The bound of a client's spin: busy_poll_us, or busy_poll_alone_us (if
+ * larger) while its call is the only one in flight (inflight <= 1): a lone
+ * call waits for its own round trip, and nobody else needs the CPU its
+ * spin takes; at depth the spinner slows the completions it waits for
+ * (rxe's kernel work shares the cores).
+ */
+uint32_t rpcrdma_spin_bound(uint32_t busy_poll_us, uint32_t alone_us,
+			    uint32_t inflight);
+
 /* One waiter's state; zero is a valid start.  Used by whoever holds the
  * waiter's role (the poller role, one connection's or leader's loop). */
 struct rpcrdma_spin {

@@ -528,6 +528,12 @@ START_TEST(driver_defaults)
 	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
 	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
 	ck_assert_uint_eq(out.ro_busy_poll_us, 2000);
+	/* rxe's longer spin for a lone call; nobody else's. */
+	ck_assert_uint_eq(out.ro_busy_poll_alone_us, 0);
+	rpcrdma_optsrc_resolve(&src, "rxe0", RPCRDMA_DRV_RXE, &out);
+	ck_assert_uint_eq(out.ro_busy_poll_alone_us, 3000);
+	rpcrdma_optsrc_resolve(&src, "mlx5_0", RPCRDMA_DRV_OTHER, &out);
+	ck_assert_uint_eq(out.ro_busy_poll_alone_us, 0);
 	rpcrdma_optsrc_fini(&src);
 
 	/* A file's [global] value, a [device] section, the environment and

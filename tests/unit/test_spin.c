@@ -135,6 +135,20 @@ START_TEST(miss_below_cap_keeps_spinning)
 }
 END_TEST
 
+/* A lone call's bound is the larger one; at depth, busy_poll_us's. */
+START_TEST(lone_call_bound)
+{
+	ck_assert_uint_eq(rpcrdma_spin_bound(300, 3000, 1), 3000);
+	ck_assert_uint_eq(rpcrdma_spin_bound(300, 3000, 0), 3000);
+	ck_assert_uint_eq(rpcrdma_spin_bound(300, 3000, 2), 300);
+	ck_assert_uint_eq(rpcrdma_spin_bound(300, 3000, 32), 300);
+	/* 0, or less than busy_poll_us, changes nothing. */
+	ck_assert_uint_eq(rpcrdma_spin_bound(300, 0, 1), 300);
+	ck_assert_uint_eq(rpcrdma_spin_bound(2000, 1000, 1), 2000);
+	ck_assert_uint_eq(rpcrdma_spin_bound(0, 0, 1), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("spin");
@@ -149,6 +163,7 @@ int main(void)
 	tcase_add_test(tc, floor_cap_is_fixed);
 	tcase_add_test(tc, gives_up_and_probes);
 	tcase_add_test(tc, miss_below_cap_keeps_spinning);
+	tcase_add_test(tc, lone_call_bound);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
