@@ -331,6 +331,7 @@ int cr_wait_for(struct clnt_rdma *cr,
 	struct cr_poll_arg pa = { cr, done, ctx };
 	struct cr_waiter me = { cond, NULL, done, ctx };
 	struct rpcrdma_poll_stats ps;
+	uint32_t spin_us;
 	int rc = 0, linked = 0;
 
 	while (!done(cr, ctx)) {
@@ -339,8 +340,7 @@ int cr_wait_for(struct clnt_rdma *cr,
 				cr_unlink(cr, &me);
 				linked = 0;
 			}
-			uint32_t spin_us = cr_spin_bound(cr);
-
+			spin_us = cr_spin_bound(cr);
 			cr->cr_polling = 1;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
 			memset(&ps, 0, sizeof(ps));

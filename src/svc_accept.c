@@ -195,29 +195,22 @@ void svc_rdma_lst_events(struct svc_rdma_listener *l)
 
 		RPCRDMA_DBG("listener: %s status %d", rpcrdma_cm_event_name(ev),
 			    ev->status);
-		switch (ev->event) {
-		case RDMA_CM_EVENT_CONNECT_REQUEST:
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			/* A peer that stalled us lately first (svc_loop.c). */
 			refused = svc_rdma_peer_admit(l, ev->id) && lst_has_room(l) ?
 				  lst_accept(l, ev) : lst_refuse(l, ev);
-			break;
-		case RDMA_CM_EVENT_ESTABLISHED:
-			break;
-		default:
+		} else if (svc_rdma_cm_ends_conn(l, ev)) {
 			/* Gone: the QP flushes, so svc_run sees XPRT_DIED. */
-			if (c && ev->id != l->ln_id) {
-				pthread_mutex_lock(&c->cn_x.rx_lock);
-				if (!c->cn_x.rx_dead)
-					c->cn_x.rx_dead = -ECONNRESET;
-				if (!c->cn_lost) {
-					c->cn_lost = 1;
-					c->cn_x.rx_stats.rs_conns_lost++;
-				}
-				pthread_mutex_unlock(&c->cn_x.rx_lock);
-				rpcrdma_cm_disconnect(ev->id);
-				gone = c;
+			pthread_mutex_lock(&c->cn_x.rx_lock);
+			if (!c->cn_x.rx_dead)
+				c->cn_x.rx_dead = -ECONNRESET;
+			if (!c->cn_lost) {
+				c->cn_lost = 1;
+				c->cn_x.rx_stats.rs_conns_lost++;
 			}
-			break;
+			pthread_mutex_unlock(&c->cn_x.rx_lock);
+			rpcrdma_cm_disconnect(ev->id);
+			gone = c;
 		}
 		rpcrdma_cm_ack(ev);
 		if (refused)

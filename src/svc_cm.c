@@ -6,13 +6,15 @@
  */
 #include "config.h"
 #include <errno.h>
-#include <string.h>
-#include <unistd.h>
 #include "svc_int.h"
 
-/* A connection's end: anything but a request or its establishment. */
-static int cm_ends_conn(const struct svc_rdma_listener *l,
-			const struct rdma_cm_event *ev)
+/*
+ * An event that ends one of the listener's connections: anything but a
+ * request or its establishment, on an id that has one.  The one rule for
+ * svc_rdma_lst_events and the early look alike.
+ */
+int svc_rdma_cm_ends_conn(const struct svc_rdma_listener *l,
+			  const struct rdma_cm_event *ev)
 {
 	return ev->id != l->ln_id && ev->id->context &&
 	       ev->event != RDMA_CM_EVENT_CONNECT_REQUEST &&
@@ -52,7 +54,6 @@ int svc_rdma_cm_watch(struct svc_rdma_conn *c)
 {
 	struct svc_rdma_listener *l = c->cn_lst;
 	struct rdma_cm_event *ev;
-	uint64_t one = 1;
 	uint32_t took = 0;
 
 	if (l->ln_cm_refused)
@@ -62,7 +63,7 @@ int svc_rdma_cm_watch(struct svc_rdma_conn *c)
 	       !rpcrdma_cm_next(l->ln_ch, &ev)) {
 		l->ln_kept[l->ln_nkept++] = ev;
 		took++;
-		if (cm_ends_conn(l, ev)) {
+		if (svc_rdma_cm_ends_conn(l, ev)) {
 			struct svc_rdma_conn *gone = ev->id->context;
 
 			pthread_mutex_lock(&gone->cn_x.rx_lock);
@@ -74,9 +75,8 @@ int svc_rdma_cm_watch(struct svc_rdma_conn *c)
 	pthread_mutex_unlock(&l->ln_lock);
 	/* The channel no longer wakes svc_run() for them: the kick will
 	 * (svc_rdma.c's kick_recv runs svc_rdma_lst_events first). */
-	if (took && l->ln_kickfd >= 0 &&
-	    write(l->ln_kickfd, &one, sizeof(one)) < 0)
-		RPCRDMA_DBG("kick: %s", strerror(errno));
+	if (took)
+		svc_rdma_kick(l);
 	return __atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_ACQUIRE) != 0;
 }
 

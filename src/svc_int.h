@@ -218,6 +218,14 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
 	return ct && ct->ct_conn == c ? ct : NULL;
 }
 
+/* svc_cm.c: the listener's CM events, in order, and a wait's early look. */
+int svc_rdma_cm_ends_conn(const struct svc_rdma_listener *l,
+			  const struct rdma_cm_event *ev);
+int svc_rdma_cm_next(struct svc_rdma_listener *l, struct rdma_cm_event **evp);
+int svc_rdma_cm_watch(struct svc_rdma_conn *c);
+void svc_rdma_cm_forget(struct svc_rdma_listener *l, struct rdma_cm_id *id);
+void svc_rdma_cm_forget_all(struct svc_rdma_listener *l);
+
 /*
  * svc_loop.c: the serving loop's rules (who polls, who sleeps, who wakes
  * whom: src/event-loop.md).  A connection's turn is at most
@@ -227,17 +235,12 @@ static inline struct svc_rdma_call *svc_rdma_conn_call(struct svc_rdma_conn *c)
  */
 #define SVC_RDMA_TURN_CALLS 8
 int svc_rdma_kick_open(struct svc_rdma_listener *l, int *fdp);
+void svc_rdma_kick(struct svc_rdma_listener *l);
 void svc_rdma_kick_pass(struct svc_rdma_listener *l, int kickfd);
 void svc_rdma_conn_yield(struct svc_rdma_conn *c);
 void svc_rdma_stall_deadline(struct svc_rdma_conn *c, uint64_t bytes,
 			     struct timespec *ts);
 void svc_rdma_peer_stalled(struct svc_rdma_conn *c);
 int svc_rdma_peer_admit(struct svc_rdma_listener *l, struct rdma_cm_id *id);
-
-/* svc_cm.c: the listener's CM events, in order, and a wait's early look. */
-int svc_rdma_cm_next(struct svc_rdma_listener *l, struct rdma_cm_event **evp);
-int svc_rdma_cm_watch(struct svc_rdma_conn *c);
-void svc_rdma_cm_forget(struct svc_rdma_listener *l, struct rdma_cm_id *id);
-void svc_rdma_cm_forget_all(struct svc_rdma_listener *l);
 
 #endif /* RPCRDMA_SVC_INT_H */

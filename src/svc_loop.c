@@ -23,7 +23,6 @@
 void svc_rdma_conn_yield(struct svc_rdma_conn *c)
 {
 	struct svc_rdma_listener *l = c->cn_lst;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&l->ln_lock);
 	c->cn_yield_gen = l->ln_kick_gen + 1;
@@ -31,7 +30,15 @@ void svc_rdma_conn_yield(struct svc_rdma_conn *c)
 	pthread_mutex_lock(&c->cn_x.rx_lock);
 	c->cn_x.rx_stats.rs_turns_yielded++;
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
-	if (write(l->ln_kickfd, &one, sizeof(one)) < 0)
+	svc_rdma_kick(l);
+}
+
+/* Wake svc_run() for a kick pass (kick_recv in svc_rdma.c). */
+void svc_rdma_kick(struct svc_rdma_listener *l)
+{
+	uint64_t one = 1;
+
+	if (l->ln_kickfd >= 0 && write(l->ln_kickfd, &one, sizeof(one)) < 0)
 		RPCRDMA_DBG("kick: %s", strerror(errno));
 }
 
