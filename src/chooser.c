@@ -130,8 +130,10 @@ rpcrdma_can_pullup(const struct rpcrdma_msg_shape *ms,
 
 /*
  * Mapped: an SGE per segment plus the header's, and lkeys for every
- * reference.  Copied segments sit in the registered scratch and the
- * header in the send buffer, which must therefore hold it.
+ * reference.  The header and the copied segments are gathered from the
+ * send buffer (copied there: the scratch they were encoded in is reused
+ * at once), which must therefore hold them; send buffers may be smaller
+ * than the largest Send (send_buffer).
  */
 static enum rpcrdma_fallback
 rpcrdma_can_map(const struct rpcrdma_msg_shape *ms,
@@ -141,7 +143,7 @@ rpcrdma_can_map(const struct rpcrdma_msg_shape *ms,
 		return RPCRDMA_FB_TOO_MANY_SGES;
 	if (ms->ms_nrefs && !ms->ms_mappable)
 		return RPCRDMA_FB_NOT_MAPPABLE;
-	if (ms->ms_hdrlen > sl->sl_sendbuf)
+	if (rpcrdma_send_len(ms) - ms->ms_refbytes > sl->sl_sendbuf)
 		return RPCRDMA_FB_TOO_BIG_FOR_SENDBUF;
 	return RPCRDMA_FB_NONE;
 }
@@ -242,6 +244,15 @@ int rpcrdma_choose(const struct rpcrdma_msg_shape *ms,
 	out->ch_type = t;
 	out->ch_nsge = t == RPCRDMA_NOCH_PULLUP ? 1 : rpcrdma_gather_nsge(ms);
 	return 0;
+}
+
+uint32_t rpcrdma_send_plan_max(const struct rpcrdma_msg_shape *ms,
+			       const struct rpcrdma_send_limits *sl)
+{
+	if (sl->sl_peer_inline <= sl->sl_sendbuf ||
+	    rpcrdma_can_map(ms, sl) == RPCRDMA_FB_NONE)
+		return sl->sl_peer_inline;
+	return sl->sl_sendbuf;
 }
 
 int rpcrdma_plan_sges(enum rpcrdma_chunktype type, const void *hdr,

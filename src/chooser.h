@@ -97,6 +97,16 @@ int rpcrdma_choose(const struct rpcrdma_msg_shape *ms,
 		   const struct rpcrdma_send_limits *sl,
 		   enum rpcrdma_strategy forced, struct rpcrdma_choice *out);
 
+/*
+ * The largest message (header included) a chunk planner may leave to one
+ * Send, for a message of this shape (ms_hdrlen: the header's bound): the
+ * peer's limit when the message could be mapped, its header and copied
+ * bytes in a send buffer; else what a send buffer holds, so that no
+ * message is planned inline that no strategy can carry.
+ */
+uint32_t rpcrdma_send_plan_max(const struct rpcrdma_msg_shape *ms,
+			       const struct rpcrdma_send_limits *sl);
+
 /* Where one planned SGE's bytes live, hence which lkey the verbs layer uses. */
 enum rpcrdma_sge_src {
 	RPCRDMA_PS_HDR,		/* the registered send buffer (the header, or

@@ -139,10 +139,10 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 				       x->rx_recv_max, rforce);
 	if (reply_len > qc->qc_reply_cap)
 		reply_len = qc->qc_reply_cap;
-	cl.cl_peer_inline = x->rx_send_max;
 	cl.cl_hdr_base = RPCRDMA_HDRLEN_MIN +
 			 (rb ? rpcrdma_write_chunk_size(1) : 0) +
 			 (reply_len ? rpcrdma_reply_chunk_size(1) : 0);
+	cl.cl_peer_inline = rpcrdma_xprt_plan_max(x, xb, cl.cl_hdr_base);
 	cl.cl_max_rsegs = RPCRDMA_MAX_READ_SEGS;
 	cl.cl_max_call = 0;
 	/* Chunks for the Call; a Reply chunk offered only because the

@@ -23,10 +23,12 @@ static const char *const reply_chunks[] = { "auto", "always", "never", NULL };
 const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	{ "max_requests", RPCRDMA_CT_UINT, 1, 1024, 32, 0, 0, NULL, C | S,
 	  OFF(ro_max_requests), "credits asked (client) or granted (server)" },
-	{ "inline_send", RPCRDMA_CT_SIZE, 1024, 262144, 17408, 1024, 0, NULL, C | S,
+	{ "inline_send", RPCRDMA_CT_SIZE, 1024, 262144, 66560, 1024, 0, NULL, C | S,
 	  OFF(ro_inline_send), "largest Send offered (RFC 8797); send buffer size" },
 	{ "inline_recv", RPCRDMA_CT_SIZE, 1024, 262144, 17408, 1024, 0, NULL, C | S,
-	  OFF(ro_inline_recv), "largest Send received (RFC 8797); receive buffer size" },
+	  OFF(ro_inline_recv), "largest Send received (RFC 8797); receive buffer size; server: 66560" },
+	{ "send_buffer", RPCRDMA_CT_SIZE, 1024, 262144, 17408, 1024, 0, NULL, C | S,
+	  OFF(ro_send_buffer), "registered send buffer size, at most inline_send; larger Sends are mapped" },
 	{ "max_inline_data", RPCRDMA_CT_SIZE, 0, 4096, 256, 0, 0, NULL, C | S | D,
 	  OFF(ro_max_inline_data), "IBV_SEND_INLINE size asked at QP creation" },
 	{ "send_strategy", RPCRDMA_CT_ENUM, 0, 3, RPCRDMA_SEND_AUTO, 0, 0, strategies,
@@ -122,3 +124,19 @@ const struct rpcrdma_driver_default rpcrdma_driver_defaults[] = {
 
 const size_t rpcrdma_ndriver_defaults =
 	sizeof(rpcrdma_driver_defaults) / sizeof(rpcrdma_driver_defaults[0]);
+
+/*
+ * Built-in defaults that differ by role (rpcrdma.conf(5), the keys'
+ * entries).  Why a server receives 65 KiB: a Call carrying 64 KiB of
+ * data then comes in one Send, not as a Read chunk the server must
+ * fetch by RDMA Read, a round trip that cost siw more than the Send
+ * itself; its rings are sized to each client's offer (transport.c), so
+ * only clients that offer large Sends cost the larger buffers.  A
+ * client keeps 17 KiB: its Replies' large data comes by RDMA Write.
+ */
+const struct rpcrdma_role_default rpcrdma_role_defaults[] = {
+	{ RPCRDMA_CS_SERVER, "inline_recv", 66560 },
+};
+
+const size_t rpcrdma_nrole_defaults =
+	sizeof(rpcrdma_role_defaults) / sizeof(rpcrdma_role_defaults[0]);

@@ -188,9 +188,12 @@ const char *rpcrdma_driver_name(enum rpcrdma_driver drv)
 	}
 }
 
-/* Key k's built-in default on drv; *from: the driver's name if its own. */
+/*
+ * Key k's built-in default on drv for role; *from: the driver's name if
+ * its own.
+ */
 static uint64_t builtin_default(size_t k, enum rpcrdma_driver drv,
-				const char **from)
+				unsigned int role, const char **from)
 {
 	size_t i;
 
@@ -204,6 +207,10 @@ static uint64_t builtin_default(size_t k, enum rpcrdma_driver drv,
 			return d->dd_value;
 		}
 	}
+	for (i = 0; i < rpcrdma_nrole_defaults; i++)
+		if (rpcrdma_role_defaults[i].rd_role == role &&
+		    !strcmp(rpcrdma_role_defaults[i].rd_key, rpcrdma_keys[k].ck_name))
+			return rpcrdma_role_defaults[i].rd_value;
 	return rpcrdma_keys[k].ck_default;
 }
 
@@ -225,7 +232,7 @@ void rpcrdma_optsrc_get(const struct rpcrdma_optsrc *src, size_t k,
 		 !rpcrdma_conf_lookup(src->os_conf, k, src->os_role, device, val,
 				      str, &o)) {
 		memset(&o, 0, sizeof(o));
-		*val = builtin_default(k, drv, &o.co_device);
+		*val = builtin_default(k, drv, src->os_role, &o.co_device);
 		*str = NULL;
 		o.co_layer = RPCRDMA_CL_DEFAULT;
 	}

@@ -27,6 +27,19 @@ struct rpcrdma_driver_default {
 extern const struct rpcrdma_driver_default rpcrdma_driver_defaults[];
 extern const size_t rpcrdma_ndriver_defaults;
 
+/*
+ * A built-in default that differs for one role: it replaces the key
+ * table's default (the client's) there; a driver's default and any layer
+ * that sets the key still win.
+ */
+struct rpcrdma_role_default {
+	unsigned int rd_role;		/* RPCRDMA_CS_CLIENT or _SERVER */
+	const char *rd_key;
+	uint64_t rd_value;
+};
+extern const struct rpcrdma_role_default rpcrdma_role_defaults[];
+extern const size_t rpcrdma_nrole_defaults;
+
 /* ro_log_level / log_level. */
 enum {
 	RPCRDMA_LOG_OFF,

@@ -440,3 +440,14 @@ int rpcrdma_cm_private_decode(const void *buf, size_t len,
 	p->pv_recv_size = cm_size_decode(b[7]);
 	return 0;
 }
+
+/* Why receive buffers only on an offer: a peer without one may be sloppy
+ * about RFC 8166's 1 KiB, and the kernel's server fits only then too. */
+void rpcrdma_cm_fit(const struct rpcrdma_cm_private *peer, bool offered,
+		    uint32_t *send_size, uint32_t *recv_size)
+{
+	if (peer->pv_recv_size < *send_size)
+		*send_size = peer->pv_recv_size;
+	if (offered && peer->pv_send_size < *recv_size)
+		*recv_size = peer->pv_send_size;
+}

@@ -214,4 +214,13 @@ ssize_t rpcrdma_cm_private_encode(void *buf, size_t len, uint32_t send_size,
 int rpcrdma_cm_private_decode(const void *buf, size_t len,
 			      struct rpcrdma_cm_private *p);
 
+/*
+ * A responder's buffer sizes fitted to the requester's (decoded) private
+ * data: send buffers no larger than it can receive (RFC 8166's 1 KiB if
+ * it offered nothing); receive buffers no larger than the largest Send it
+ * said it will post, when it offered (RFC 8797).  Never grows a size.
+ */
+void rpcrdma_cm_fit(const struct rpcrdma_cm_private *peer, bool offered,
+		    uint32_t *send_size, uint32_t *recv_size);
+
 #endif /* RPCRDMA_RPC_RDMA_H */

@@ -453,6 +453,21 @@ static int reply_post(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 }
 
 /*
+ * The largest Reply one Send may carry: the client's limit, or a send
+ * buffer's when this Reply could not be mapped from one (send_buffer
+ * smaller than what the client receives).
+ */
+static uint32_t reply_send_max(const struct rpcrdma_xprt *x,
+			       const struct rpcrdma_xdr_buf *xb,
+			       const struct rpcrdma_hdr *h)
+{
+	ssize_t n = rpcrdma_hdr_size(h);
+
+	if (!xb || n < 0)
+		return x->rx_send_max;
+	return rpcrdma_xprt_plan_max(x, xb, (uint32_t)n);
+}
+/*
  * Send a Reply for ct: decided by svc_rdma_reply_decide (inline, with its
  * large opaques in the Call's Write chunks, or in its Reply chunk;
  * RDMA_ERROR / ERR_CHUNK when none fits), then done step by step.
@@ -496,7 +511,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	in = (struct svc_rdma_reply_in){
 		.ri_call = &ct->ct_hdr,
 		.ri_xb = rc ? NULL : &xb,
-		.ri_send_max = x->rx_send_max,
+		.ri_send_max = reply_send_max(x, rc ? NULL : &xb, &h),
 		.ri_max_bytes = SVC_RDMA_MAX_REPLY,
 		.ri_lim = &lim,
 	};

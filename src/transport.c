@@ -144,7 +144,25 @@ int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
 }
 
 /*
+ * A server's rings sized to its client, as the kernel's svcrdma does: a
+ * receive buffer larger than any Send the client will post, or a send
+ * buffer larger than it can receive, would only pin memory.  So a large
+ * inline_recv costs only connections whose clients offer large Sends.
+ */
+static void xprt_fit_peer(struct rpcrdma_xprt *x)
+{
+	if (!x->rx_peer_fit)
+		return;
+	rpcrdma_cm_fit(&x->rx_peer, x->rx_peer_offered,
+		       &x->rx_opts.ro_inline_send, &x->rx_opts.ro_inline_recv);
+	x->rx_recv_max = x->rx_opts.ro_inline_recv;
+}
+
+/*
  * One send buffer per credit: a Send never waits for more than its credit.
+ * Each holds send_buffer bytes, at most inline_send: a larger Send is
+ * mapped (its header and copied bytes from the buffer, the rest from
+ * where it lies), so a large inline_send costs no pinned memory itself.
  * The device is known now: its [device] section and its driver's
  * built-in defaults apply from here on, before the QP is created (only
  * keys that size no buffer may be set there, so what was allocated from
@@ -158,6 +176,7 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 
 	rpcrdma_optsrc_resolve(x->rx_src, dev, rpcrdma_ep_driver(&x->rx_ep),
 			       &x->rx_opts);
+	xprt_fit_peer(x);
 	RPCRDMA_DBG("options on device %s: strategy %u max_inline_data %u "
 		    "signal_every %u", dev ? dev : "?",
 		    x->rx_opts.ro_send_strategy, x->rx_opts.ro_max_inline_data,
@@ -171,7 +190,8 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		.ea_nrecv = nrecv,
 		.ea_recv_size = x->rx_opts.ro_inline_recv,
 		.ea_nsend = x->rx_opts.ro_max_requests,
-		.ea_send_size = x->rx_opts.ro_inline_send,
+		.ea_send_size = x->rx_opts.ro_send_buffer < x->rx_opts.ro_inline_send ?
+				x->rx_opts.ro_send_buffer : x->rx_opts.ro_inline_send,
 		.ea_max_inline = x->rx_opts.ro_max_inline_data,
 		.ea_max_sge = RPCRDMA_XDRBUF_MAX_SEGS + 1,
 		.ea_nrw = x->rx_nrw,
@@ -198,9 +218,16 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 			    uint8_t len)
 {
 	struct rpcrdma_cm_private p;
+	bool offered = !rpcrdma_cm_private_decode(pdata, len, &p);
 
-	rpcrdma_cm_private_decode(pdata, len, &p);
 	x->rx_peer_remote_inv = p.pv_remote_inv;
+	/* A server negotiates before its rings exist (svc_accept.c). */
+	if (x->rx_src->os_role == RPCRDMA_CS_SERVER) {
+		x->rx_peer = p;
+		x->rx_peer_offered = offered;
+		x->rx_peer_fit = true;
+		xprt_fit_peer(x);
+	}
 	x->rx_send_max = p.pv_recv_size < x->rx_opts.ro_inline_send ?
 			 p.pv_recv_size : x->rx_opts.ro_inline_send;
 }

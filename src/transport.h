@@ -35,6 +35,12 @@ struct rpcrdma_xprt {
 	struct rpcrdma_sendctx_ring rx_ring;
 	uint32_t rx_send_max;		/* largest Send the peer accepts */
 	uint32_t rx_recv_max;		/* largest Send we accept */
+	/* A server's client's private data (rpcrdma_xprt_negotiate), its
+	 * rings fitted to it (rx_peer_fit; not on a client's transport);
+	 * rx_peer_offered: an RFC 8797 offer was in it. */
+	struct rpcrdma_cm_private rx_peer;
+	bool rx_peer_fit;
+	bool rx_peer_offered;
 	struct rpcrdma_stats rx_stats;
 	int rx_dead;			/* negative errno once the QP is gone */
 	struct rpcrdma_mr_table rx_mrs;	/* memory mapped Sends may gather */
@@ -78,6 +84,15 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 ssize_t rpcrdma_xprt_private(struct rpcrdma_xprt *x, uint8_t *buf, size_t len);
 /* 0, or why the endpoint's own PD could not be freed (-EBUSY: leak). */
 int rpcrdma_xprt_fini(struct rpcrdma_xprt *x);
+
+/*
+ * The largest message, header included, a chunk planner may leave to one
+ * Send of xb behind a header of at most hdr_room bytes: the peer's limit,
+ * or a send buffer's when xb could not be mapped from one (chooser.h).
+ */
+uint32_t rpcrdma_xprt_plan_max(const struct rpcrdma_xprt *x,
+			       const struct rpcrdma_xdr_buf *xb,
+			       uint32_t hdr_room);
 
 int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		      const struct rpcrdma_xdr_buf *xb,

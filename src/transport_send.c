@@ -43,6 +43,19 @@ static void send_limits(const struct rpcrdma_xprt *x,
 	sl->sl_mapped_min = x->rx_opts.ro_mapped_min;
 }
 
+uint32_t rpcrdma_xprt_plan_max(const struct rpcrdma_xprt *x,
+			       const struct rpcrdma_xdr_buf *xb,
+			       uint32_t hdr_room)
+{
+	struct rpcrdma_send_limits sl;
+	struct rpcrdma_msg_shape ms;
+
+	send_limits(x, &sl);
+	/* Any memory can be registered when needed, as at the Send. */
+	rpcrdma_msg_shape_of(xb, hdr_room, true, &ms);
+	return rpcrdma_send_plan_max(&ms, &sl);
+}
+
 /*
  * Turn a mapped Send's SGE plan into gather entries with lkeys.  Mapping
  * caller memory may register it now (counted); failing that, the caller

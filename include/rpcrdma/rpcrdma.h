@@ -100,6 +100,7 @@ struct rpcrdma_options {
 	uint32_t ro_port;		/* the port when the program passes none (client: rpcbind first) */
 	uint32_t ro_rpcbind_timeout_ms;	/* client: bound on asking rpcbind for the port */
 	uint32_t ro_busy_poll_alone_us;	/* client: busy_poll_us while a call is alone in flight, if more */
+	uint32_t ro_send_buffer;	/* each registered send buffer (at most ro_inline_send) */
 	/* Append new fields here, never anywhere else (rpcrdma(7), ABI). */
 };
 /* The smallest ro_size accepted: the end of release 0.1's last field. */

@@ -672,8 +672,10 @@ static void connect_server(const char *addr, const char *port,
 	}
 }
 
-/* The server's RFC 8797 answer: its magic, version 1, and its own inline
- * sizes each way (the defaults), whatever we offered. */
+/* The server's RFC 8797 answer: its magic, version 1, and its inline
+ * sizes (the defaults, 65 KiB each way) fitted to our offer of BAD_BUF
+ * (4 KiB) each way: its receive buffers no larger than our largest Send,
+ * its Sends no larger than our receive buffers. */
 static void check_server_private(void)
 {
 	struct rpcrdma_cm_private p;
@@ -689,8 +691,8 @@ static void check_server_private(void)
 		return;
 	}
 	result(rpcrdma_cm_private_decode(pd, len, &p) == 0 &&
-	       p.pv_send_size == TEST_INLINE_DEFAULT &&
-	       p.pv_recv_size == TEST_INLINE_DEFAULT &&
+	       p.pv_send_size == BAD_BUF && BAD_BUF < TEST_INLINE_RECV_DEFAULT &&
+	       p.pv_recv_size == BAD_BUF &&
 	       pd[5] == 0,
 	       "server private data %02x%02x%02x%02x %02x %02x %02x %02x",
 	       pd[0], pd[1], pd[2], pd[3], pd[4], pd[5], pd[6], pd[7]);

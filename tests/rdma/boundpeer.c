@@ -29,8 +29,10 @@
 enum {
 	BP_NRECV = 8,		/* receives kept posted per connection */
 	BP_NSEND = 80,		/* send queue: room for a flood of Calls */
-	BP_BIG = 2 * TEST_INLINE_DEFAULT,	/* the oversized Send: twice the server's
-				 * receive buffer (default inline_recv) */
+	BP_BIG = 2 * TEST_SVC_INLINE_RECV_DEFAULT, /* the oversized Send: twice
+				 * the server's receive buffer (its default
+				 * inline_recv), even were it not fitted to
+				 * our offer of RAWPEER_BUF */
 	BP_WAIT_MS = 10000,	/* one answer */
 	BP_SETTLE_MS = 30000,	/* the server frees what a peer held */
 	BP_SRV_CREDITS = 32,	/* echo_server's grant (its default) */

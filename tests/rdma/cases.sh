@@ -503,14 +503,15 @@ limits_case() {
 }
 limits_case
 
-# max_conn_memory: three 64 KiB units beyond the rings.  Calls whose
+# max_conn_memory: three 64 KiB units beyond the rings (4 KiB each way,
+# the client's offer, to which a server fits its rings).  Calls whose
 # chunks, or whose Reply, would go past it get ERR_CHUNK (four, counted in
 # rs_conn_mem_limit), the others are served, byte-exact, before and after;
 # under svc_run() and with service threads.  Then a limit below the rings:
 # every connection refused, counted, and the server stops cleanly.
 memory_case() {
 	mc=$1 sargs=$2
-	pair $mc "$b/tests/rdma/echo_server $sargs -m 196608 -a $srv" \
+	pair $mc "$b/tests/rdma/echo_server $sargs -T 4096 -m 196608 -a $srv" \
 		"$b/tests/rdma/chunk_client -m -a $srv -b $cli"
 	counted=$(sed -n 's/^server: chunk_limit .* conn_mem_limit \([0-9]*\)$/\1/p' "$work/$mc.server")
 	if [ "$counted" = 4 ]; then
@@ -533,6 +534,13 @@ else
 	tap "not ok - $kind: conn-memory-rings-counted (rs_conn_mem_limit '$counted', rs_conns_refused '$refused', 1 expected)"
 	failed=1
 fi
+# A server's rings fitted to its client's offer (RFC 8797): its own
+# inline sizes, 256 KiB each way (16 MiB of rings at 32 credits), are far
+# over max_conn_memory (3 MiB), yet a client offering the defaults (65 KiB
+# sent, 17 KiB received: 2.6 MiB of rings) is taken and served.
+pair conn-memory-fitted \
+	"env RPCRDMA_MAX_CONN_MEMORY=3M $b/tests/rdma/echo_server -T 262144 -a $srv" \
+	"$b/tests/rdma/echo_client -a $srv -b $cli -t 2 -n 10"
 
 # The caller's and the local address (svc_getrpccaller, xp_ltaddr) of
 # every Call, and the listener's own xp_ltaddr, against the test bed's.

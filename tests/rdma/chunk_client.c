@@ -332,17 +332,30 @@ static int conn_memory_run(CLIENT *cl)
 }
 
 /*
- * -D: the default inline sizes on both ends.  A 16 KiB echo and the
- * largest that fits (the inline size less the Call's overhead) cross in
- * one Send each way, copied (no registration for the Send);
- * one word more and the Call goes in a Read chunk.  (A Reply chunk may
- * still be offered, as for any result without a bound: chunk_regs.)
+ * -D: the default inline sizes on both ends: a client Sends up to 65 KiB
+ * and receives 17 KiB inline, a server the other way round.  A 16 KiB
+ * echo crosses in one Send each way, copied (no registration for the
+ * Send); so does the largest whose Reply fits (17 KiB less the overhead),
+ * its Call mapped once a Reply chunk's header takes it past the 17 KiB
+ * send buffer.  The largest Call that fits 65 KiB beside a Reply chunk
+ * goes in one Send too (no Read chunk), its Reply in the Reply chunk; a
+ * 65 KiB opaque goes in a Read chunk.  (A Reply chunk may still be
+ * offered, as for any result without a bound: chunk_regs.)
  */
 static int default_inline_run(CLIENT *cl)
 {
-	enum { FITS = TEST_INLINE_DEFAULT - TEST_ECHO_CALL_OVERHEAD };
-	static const unsigned n[] = { 16384, FITS, FITS + 4, 16384 };
-	static const int chunked[] = { 0, 0, 1, 0 };
+	enum {
+		RECV_FITS = TEST_INLINE_RECV_DEFAULT - TEST_ECHO_CALL_OVERHEAD,
+		/* beside a Reply chunk of one segment (20 bytes of header) */
+		SEND_FITS = TEST_INLINE_SEND_DEFAULT - TEST_ECHO_CALL_OVERHEAD - 20,
+	};
+	static const unsigned n[] = { 16384, RECV_FITS, SEND_FITS,
+				      TEST_INLINE_SEND_DEFAULT, 16384 };
+	static const int chunked[] = { 0, 0, 0, 1, 0 };
+	static const int replied_inline[] = { 1, 1, 0, 0, 1 };
+	/* Past send_buffer (17 KiB) with a Reply chunk's header, the Call is
+	 * mapped: registered for the Send (hardway_registers). */
+	static const int copied[] = { 1, 0, 0, 0, 1 };
 	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 	struct rpcrdma_stats s0, s;
 	unsigned i;
@@ -362,15 +375,27 @@ static int default_inline_run(CLIENT *cl)
 		       (unsigned long long)(s.rs_chunk_regs - s0.rs_chunk_regs),
 		       (unsigned long long)(s.rs_hardway_register_count -
 					    s0.rs_hardway_register_count));
-		if (s.rs_read_chunk_calls - s0.rs_read_chunk_calls != (uint64_t)chunked[i] ||
-		    s.rs_reply_chunk_replies != s0.rs_reply_chunk_replies ||
-		    s.rs_hardway_register_count != s0.rs_hardway_register_count)
+		/* A Reply chunk not offered (siw learns to offer none for a
+		 * procedure whose Replies came inline) costs an ERR_CHUNK and
+		 * one retry with it: the Call goes twice. */
+		if (chunked[i] ? s.rs_read_chunk_calls == s0.rs_read_chunk_calls :
+				 s.rs_read_chunk_calls != s0.rs_read_chunk_calls)
 			die("echo of %u bytes: %s expected", n[i], chunked[i] ?
-			    "one Read chunk, an inline Reply" :
-			    "one Send each way, nothing registered to send");
+			    "a Read chunk" : "the Call in one Send");
+		if (replied_inline[i] &&
+		    s.rs_reply_chunk_replies != s0.rs_reply_chunk_replies)
+			die("echo of %u bytes: its Reply inline expected", n[i]);
+		if (copied[i] &&
+		    s.rs_hardway_register_count != s0.rs_hardway_register_count)
+			die("echo of %u bytes: nothing registered to send "
+			    "expected", n[i]);
+		if (!replied_inline[i] &&
+		    s.rs_reply_chunk_replies - s0.rs_reply_chunk_replies != 1)
+			die("echo of %u bytes: its Reply in a Reply chunk expected", n[i]);
 	}
-	printf("chunk_client: default inline sizes: 16384 and %u inline, "
-	       "%u in a Read chunk\n", n[1], n[2]);
+	printf("chunk_client: default inline sizes: 16384 and %u inline each "
+	       "way, a %u-byte Call inline, a %u-byte one in a Read chunk\n",
+	       n[1], n[2], n[3]);
 	return finish(cl, in, out);
 }
 
@@ -437,7 +462,7 @@ int main(int argc, char **argv)
 		    "[-m: max_conn_memory] [-g: expect refusal] [-D: default inline sizes]");
 	alarm(110);
 	/* The sizes straddle a 4 KiB threshold, the one the Linux kernel
-	 * offers; -D crosses the default one (17 KiB). */
+	 * offers; -D crosses the default ones (17 and 65 KiB). */
 	if (!default_inline)
 		o.ro_inline_send = o.ro_inline_recv = 4096;
 	if (refused)

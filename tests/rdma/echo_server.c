@@ -468,7 +468,7 @@ int main(int argc, char **argv)
 	int own_loop = 0, strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
-	uint32_t threads = 0, inl = TEST_INLINE_DEFAULT;
+	uint32_t threads = 0, inl = TEST_INLINE_RECV_DEFAULT;
 	unsigned long long conn_budget = 0, stop_refused = 0;
 	int term_on = 0;
 	struct rpcrdma_options o;

@@ -6,8 +6,13 @@
 #ifndef RPCRDMA_TEST_LIB_DEFAULTS_H
 #define RPCRDMA_TEST_LIB_DEFAULTS_H
 
-/* inline_send and inline_recv, each way (RFC 8797 offer). */
-#define TEST_INLINE_DEFAULT 17408u
+/* inline_send (either role) and a client's inline_recv: what a client
+ * offers (RFC 8797) and what it receives inline. */
+#define TEST_INLINE_SEND_DEFAULT 66560u
+#define TEST_INLINE_RECV_DEFAULT 17408u
+/* A server's inline_recv (its role's own default), before the fit to its
+ * client's offer. */
+#define TEST_SVC_INLINE_RECV_DEFAULT 66560u
 
 /* An ECHO_BYTES Call's bytes besides its opaque: the transport header
  * with three empty lists (28), the call header with AUTH_NONE (40) and

@@ -38,7 +38,7 @@ static uint32_t next(uint32_t *s)
 
 /* Four in five calls inline (1..3500 bytes), the rest through chunks:
  * past the default inline threshold. */
-#define SOAK_INLINE TEST_INLINE_DEFAULT
+#define SOAK_INLINE TEST_INLINE_RECV_DEFAULT
 static unsigned pick_size(uint32_t *s)
 {
 	uint32_t r = next(s);

@@ -54,7 +54,8 @@ static const char *const proc_names[] = {
 /* Sizes at and around every threshold, then random ones. */
 static const uint32_t edges[] = {
 	0, 1, 3, 4, 5, 1023, 1024, 1025, 3999, 4000, 4095, 4096, 4097,
-	TEST_INLINE_DEFAULT - 1, TEST_INLINE_DEFAULT, 65535, 65536, 65537, 300000, MiB - 1, MiB, MiB + 1,
+	TEST_INLINE_RECV_DEFAULT - 1, TEST_INLINE_RECV_DEFAULT, 65535, 65536, 65537,
+	TEST_INLINE_SEND_DEFAULT - 1, TEST_INLINE_SEND_DEFAULT, 300000, MiB - 1, MiB, MiB + 1,
 	MiB + 4 * KiB, MiB + 64 * KiB, 4 * MiB, 4 * MiB + 200 * KiB,
 };
 #define NEDGES (sizeof(edges) / sizeof(edges[0]))
@@ -211,7 +212,7 @@ static int allowed(const struct config *cf, size_t call_len, size_t reply_len)
 	size_t reply_max = cf->max_reply ? cf->max_reply : MiB + 4 * KiB;
 
 	if (cf->reply_chunks == RPCRDMA_REPLY_CHUNK_NEVER)
-		reply_max = TEST_INLINE_DEFAULT;	/* no Reply chunk */
+		reply_max = TEST_INLINE_RECV_DEFAULT;	/* no Reply chunk */
 	if (reply_max > SVC_CHUNK_LIMIT)
 		reply_max = SVC_CHUNK_LIMIT;
 	if (call_len + SLACK < SVC_CHUNK_LIMIT && reply_len + SLACK < reply_max)

@@ -103,7 +103,11 @@ static const struct row rows[] = {
 	{ "tiny cutoff+1", &tiny, SH(HDR, 101, 1, 0, 0, true), AUTO, 0, PUL, NONE, 1 },
 	{ "tiny at sendbuf", &tiny, SH(HDR, 228, 1, 0, 0, true), AUTO, 0, PUL, NONE, 1 },
 	{ "tiny sendbuf+1 -> inline", &tiny, SH(HDR, 229, 1, 0, 0, true), AUTO, 0, INL, BIGBUF, 2 },
-	{ "tiny force pullup big -> mapped", &tiny, SH(HDR, 600, 1, 0, 0, true), S_PUL, 0, MAP, BIGBUF, 2 },
+	/* mapped gathers the header and copied bytes from the send buffer */
+	{ "tiny force pullup big copied", &tiny, SH(HDR, 600, 1, 0, 0, true), S_PUL, -EMSGSIZE, PUL, BIGBUF, 0 },
+	{ "tiny force pullup big refs -> mapped", &tiny, SH(HDR, 600, 2, 1, 400, true), S_PUL, 0, MAP, BIGBUF, 3 },
+	{ "tiny mapped copied at sendbuf", &tiny, SH(HDR, 2228, 2, 1, 2000, true), AUTO, 0, MAP, NONE, 3 },
+	{ "tiny mapped copied sendbuf+1", &tiny, SH(HDR, 2229, 2, 1, 2000, true), AUTO, -EMSGSIZE, MAP, BIGBUF, 0 },
 	{ "tiny force inline big -> mapped", &tiny, SH(HDR, 600, 3, 1, 500, true), S_INL, 0, MAP, BIGINL, 4 },
 	{ "tiny header > sendbuf", &tiny, SH(300, 2000, 3, 1, 1900, true), S_MAP, -EMSGSIZE, MAP, BIGBUF, 0 },
 	{ "tiny big unmappable", &tiny, SH(HDR, 2048, 3, 1, 2000, false), AUTO, -EMSGSIZE, MAP, NOMAP, 0 },
@@ -133,6 +137,28 @@ START_TEST(choose_table)
 	if (rc == 0)
 		ck_assert_msg(c.ch_nsge == r->nsge, "%s: nsge %u, want %u",
 			      r->what, c.ch_nsge, r->nsge);
+}
+END_TEST
+
+/*
+ * What a chunk planner may leave to one Send: the peer's limit when the
+ * message maps from a send buffer, else the buffer's size.
+ */
+START_TEST(plan_max_by_shape)
+{
+	/* send buffers of 17 KiB, the peer receiving 65 KiB */
+	static const struct rpcrdma_send_limits big = { 256, 8, 17408, 66560, 256, 65536 };
+	const struct rpcrdma_msg_shape refs = SH(HDR, 65600, 3, 1, 65536, true);
+	const struct rpcrdma_msg_shape copied = SH(HDR, 65600, 1, 0, 0, true);
+	const struct rpcrdma_msg_shape many = SH(HDR, 65600, 9, 8, 65536, true);
+	const struct rpcrdma_msg_shape small = SH(HDR, 1000, 1, 0, 0, true);
+
+	ck_assert_uint_eq(rpcrdma_send_plan_max(&refs, &big), 66560);
+	ck_assert_uint_eq(rpcrdma_send_plan_max(&copied, &big), 17408);
+	ck_assert_uint_eq(rpcrdma_send_plan_max(&many, &big), 17408);	/* 10 SGEs */
+	ck_assert_uint_eq(rpcrdma_send_plan_max(&small, &big), 66560);
+	/* buffers as large as the peer's limit: always the limit */
+	ck_assert_uint_eq(rpcrdma_send_plan_max(&copied, &rxe), 4096);
 }
 END_TEST
 
@@ -465,6 +491,7 @@ int main(void)
 	tcase_add_loop_test(tc, choose_table, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, choose_rejects_bad_args);
 	tcase_add_test(tc, choose_no_wrap);
+	tcase_add_test(tc, plan_max_by_shape);
 	tcase_add_test(tc, names);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tp, plan_referenced);

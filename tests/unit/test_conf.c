@@ -401,7 +401,7 @@ START_TEST(precedence_every_layer)
 	ck_assert_uint_eq(out.ro_max_inline_data, 64);			/* device over conf.d */
 	ck_assert_uint_eq(out.ro_mr_cache, 3);				/* conf.d over file */
 	ck_assert_uint_eq(out.ro_page_threshold, 100);			/* file over default */
-	ck_assert_uint_eq(out.ro_inline_send, 17408);			/* default */
+	ck_assert_uint_eq(out.ro_inline_send, 66560);			/* default */
 	ck_assert_uint_eq(out.ro_busy_poll_us, 300);
 	ck_assert_ptr_null(out.ro_source);
 	rpcrdma_optsrc_get(&src, key("max_requests"), "rxe0", RPCRDMA_DRV_OTHER, &v, &s, &o);
@@ -462,8 +462,8 @@ START_TEST(defaults)
 					     sizeof(err)), 0);
 	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
 	ck_assert_uint_eq(out.ro_max_requests, 32);
-	ck_assert_uint_eq(out.ro_inline_send, 17408);
-	ck_assert_uint_eq(out.ro_inline_recv, 17408);
+	ck_assert_uint_eq(out.ro_inline_send, 66560);
+	ck_assert_uint_eq(out.ro_inline_recv, 17408);	/* a client's */
 	ck_assert_uint_eq(out.ro_signal_every, 8);
 	ck_assert_uint_eq(out.ro_page_threshold, 1024);
 	ck_assert_uint_eq(out.ro_connect_timeout_ms, 5000);
@@ -476,6 +476,51 @@ START_TEST(defaults)
 	ck_assert_uint_eq(out.ro_svc_threads, 0);
 	ck_assert_uint_eq(out.ro_call_timeout_ms, 0);
 	ck_assert_uint_eq(out.ro_log_level, RPCRDMA_LOG_WARNING);
+	rpcrdma_optsrc_fini(&src);
+}
+END_TEST
+
+/* A server's own default for inline_recv; any layer that sets it wins. */
+START_TEST(role_defaults)
+{
+	char *envp[] = { "RPCRDMA_INLINE_RECV=8K", NULL };
+	struct rpcrdma_conf_origin o;
+	struct rpcrdma_options out, h;
+	struct rpcrdma_optsrc src;
+	const char *s;
+	char err[256];
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < rpcrdma_nrole_defaults; i++) {
+		size_t k = key(rpcrdma_role_defaults[i].rd_key);
+
+		ck_assert(rpcrdma_keys[k].ck_where & rpcrdma_role_defaults[i].rd_role);
+		ck_assert(rpcrdma_role_defaults[i].rd_value >= rpcrdma_keys[k].ck_min);
+		ck_assert(rpcrdma_role_defaults[i].rd_value <= rpcrdma_keys[k].ck_max);
+	}
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, SV, NULL, false, NULL, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
+	ck_assert_uint_eq(out.ro_inline_recv, 66560);
+	ck_assert_uint_eq(out.ro_inline_send, 66560);
+	rpcrdma_optsrc_get(&src, key("inline_recv"), NULL, RPCRDMA_DRV_OTHER, &v, &s, &o);
+	ck_assert_uint_eq(v, 66560);
+	ck_assert_int_eq(o.co_layer, RPCRDMA_CL_DEFAULT);
+	rpcrdma_optsrc_fini(&src);
+
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, SV, NULL, false, envp, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
+	ck_assert_uint_eq(out.ro_inline_recv, 8192);	/* environment */
+	rpcrdma_optsrc_fini(&src);
+
+	rpcrdma_options_init(&h);
+	h.ro_inline_recv = 4096;
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, &h, SV, NULL, false, NULL, err,
+					     sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
+	ck_assert_uint_eq(out.ro_inline_recv, 4096);	/* handle */
 	rpcrdma_optsrc_fini(&src);
 }
 END_TEST
@@ -507,7 +552,7 @@ START_TEST(driver_defaults)
 					     sizeof(err)), 0);
 	rpcrdma_optsrc_resolve(&src, "siw0", RPCRDMA_DRV_SIW, &out);
 	ck_assert_uint_eq(out.ro_signal_every, 1);
-	ck_assert_uint_eq(out.ro_inline_send, 17408);	/* no siw default */
+	ck_assert_uint_eq(out.ro_inline_send, 66560);	/* no siw default */
 	rpcrdma_optsrc_get(&src, key("signal_every"), "siw0", RPCRDMA_DRV_SIW,
 			   &v, &s, &o);
 	ck_assert_uint_eq(v, 1);
@@ -691,6 +736,7 @@ int main(void)
 	tcase_add_test(tf, precedence_every_layer);
 	tcase_add_test(tf, handle_default_value_wins);
 	tcase_add_test(tf, defaults);
+	tcase_add_test(tf, role_defaults);
 	tcase_add_test(tf, driver_defaults);
 	tcase_add_test(tf, handle_range_checked);
 	tcase_add_test(tf, live_update);

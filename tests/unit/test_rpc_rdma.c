@@ -966,6 +966,48 @@ START_TEST(pd_clamping)
 }
 END_TEST
 
+/* A server's sizes fitted to a client's offer: only ever shrunk. */
+START_TEST(pd_fit_to_offer)
+{
+	static const struct {
+		uint32_t peer_send, peer_recv, send, recv, want_send, want_recv;
+	} cases[] = {
+		/* the kernel's client: 4 KiB each way */
+		{ 4096, 4096, 17408, 17408, 4096, 4096 },
+		/* a larger offer grows nothing */
+		{ 262144, 262144, 17408, 17408, 17408, 17408 },
+		/* each way on its own: its Sends size our receives */
+		{ 66560, 17408, 66560, 66560, 17408, 66560 },
+		{ 1024, 262144, 17408, 66560, 17408, 1024 },
+	};
+	uint8_t buf[RPCRDMA_CM_PRIVATE_LEN];
+	struct rpcrdma_cm_private p;
+	uint32_t send, recv;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(rpcrdma_cm_private_encode(buf, sizeof(buf),
+							   cases[i].peer_send,
+							   cases[i].peer_recv, false),
+				 RPCRDMA_CM_PRIVATE_LEN);
+		ck_assert_int_eq(rpcrdma_cm_private_decode(buf, sizeof(buf), &p), 0);
+		send = cases[i].send;
+		recv = cases[i].recv;
+		rpcrdma_cm_fit(&p, true, &send, &recv);
+		ck_assert_uint_eq(send, cases[i].want_send);
+		ck_assert_uint_eq(recv, cases[i].want_recv);
+	}
+
+	/* No offer: the peer receives RFC 8166's 1 KiB; our receive
+	 * buffers stay as they are. */
+	ck_assert_int_eq(rpcrdma_cm_private_decode(NULL, 0, &p), -ENOMSG);
+	send = recv = 66560;
+	rpcrdma_cm_fit(&p, false, &send, &recv);
+	ck_assert_uint_eq(send, RPCRDMA_DEFAULT_INLINE);
+	ck_assert_uint_eq(recv, 66560);
+}
+END_TEST
+
 static void assert_defaults(const struct rpcrdma_cm_private *p)
 {
 	ck_assert_uint_eq(p->pv_send_size, RPCRDMA_DEFAULT_INLINE);
@@ -1093,6 +1135,7 @@ int main(void)
 
 	tcase_add_test(pd, pd_wire_and_round_trip);
 	tcase_add_test(pd, pd_clamping);
+	tcase_add_test(pd, pd_fit_to_offer);
 	tcase_add_test(pd, pd_unrecognised);
 	tcase_add_test(pd, pd_encode_short_buffer);
 	suite_add_tcase(s, pd);
