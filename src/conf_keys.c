@@ -24,7 +24,7 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	{ "max_requests", RPCRDMA_CT_UINT, 1, 1024, 32, 0, 0, NULL, C | S,
 	  OFF(ro_max_requests), "credits asked (client) or granted (server)" },
 	{ "inline_send", RPCRDMA_CT_SIZE, 1024, 262144, 66560, 1024, 0, NULL, C | S,
-	  OFF(ro_inline_send), "largest Send offered (RFC 8797); send buffer size" },
+	  OFF(ro_inline_send), "largest Send offered (RFC 8797)" },
 	{ "inline_recv", RPCRDMA_CT_SIZE, 1024, 262144, 17408, 1024, 0, NULL, C | S,
 	  OFF(ro_inline_recv), "largest Send received (RFC 8797); receive buffer size; server: 66560" },
 	{ "send_buffer", RPCRDMA_CT_SIZE, 1024, 262144, 17408, 1024, 0, NULL, C | S,

@@ -467,6 +467,7 @@ static uint32_t reply_send_max(const struct rpcrdma_xprt *x,
 		return x->rx_send_max;
 	return rpcrdma_xprt_plan_max(x, xb, (uint32_t)n);
 }
+
 /*
  * Send a Reply for ct: decided by svc_rdma_reply_decide (inline, with its
  * large opaques in the Call's Write chunks, or in its Reply chunk;

@@ -151,7 +151,7 @@ int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
  */
 static void xprt_fit_peer(struct rpcrdma_xprt *x)
 {
-	if (!x->rx_peer_fit)
+	if (x->rx_src->os_role != RPCRDMA_CS_SERVER)
 		return;
 	rpcrdma_cm_fit(&x->rx_peer, x->rx_peer_offered,
 		       &x->rx_opts.ro_inline_send, &x->rx_opts.ro_inline_recv);
@@ -225,7 +225,6 @@ void rpcrdma_xprt_negotiate(struct rpcrdma_xprt *x, const uint8_t *pdata,
 	if (x->rx_src->os_role == RPCRDMA_CS_SERVER) {
 		x->rx_peer = p;
 		x->rx_peer_offered = offered;
-		x->rx_peer_fit = true;
 		xprt_fit_peer(x);
 	}
 	x->rx_send_max = p.pv_recv_size < x->rx_opts.ro_inline_send ?

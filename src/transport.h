@@ -35,11 +35,10 @@ struct rpcrdma_xprt {
 	struct rpcrdma_sendctx_ring rx_ring;
 	uint32_t rx_send_max;		/* largest Send the peer accepts */
 	uint32_t rx_recv_max;		/* largest Send we accept */
-	/* A server's client's private data (rpcrdma_xprt_negotiate), its
-	 * rings fitted to it (rx_peer_fit; not on a client's transport);
-	 * rx_peer_offered: an RFC 8797 offer was in it. */
+	/* A server's client's private data (rpcrdma_xprt_negotiate, before
+	 * the rings exist), its rings fitted to it; rx_peer_offered: an RFC
+	 * 8797 offer was in it. */
 	struct rpcrdma_cm_private rx_peer;
-	bool rx_peer_fit;
 	bool rx_peer_offered;
 	struct rpcrdma_stats rx_stats;
 	int rx_dead;			/* negative errno once the QP is gone */

@@ -50,6 +50,10 @@ uint32_t rpcrdma_xprt_plan_max(const struct rpcrdma_xprt *x,
 	struct rpcrdma_send_limits sl;
 	struct rpcrdma_msg_shape ms;
 
+	/* Send buffers as large as the peer's limit (a server's, fitted,
+	 * and a client's to the kernel's server): no shape to look at. */
+	if (x->rx_send_max <= x->rx_ep.re_send_size)
+		return x->rx_send_max;
 	send_limits(x, &sl);
 	/* Any memory can be registered when needed, as at the Send. */
 	rpcrdma_msg_shape_of(xb, hdr_room, true, &ms);
