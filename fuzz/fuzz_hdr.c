@@ -38,8 +38,11 @@ static void check_lists(const struct rpcrdma_hdr *h)
 static void check_msg(const uint8_t *buf, const struct rpcrdma_hdr *h)
 {
 	static uint8_t enc[RPCRDMA_HDRLEN_MAX];
+	/* Zeroed: decoding leaves segments past a count as they were. */
 	struct rpcrdma_hdr again;
 	ssize_t n;
+
+	memset(&again, 0, sizeof(again));
 
 	check_lists(h);
 	FUZZ_CHECK(h->hd_hdrlen >= RPCRDMA_HDRLEN_MIN);
@@ -74,7 +77,8 @@ static void check_error(const uint8_t *buf, const struct rpcrdma_hdr *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rpcrdma_hdr h, shorter;
+	/* Zeroed: decoding leaves segments past a count as they were. */
+	struct rpcrdma_hdr h = { 0 }, shorter = { 0 };
 	int rc = rpcrdma_hdr_decode(data, size, &h);
 
 	FUZZ_CHECK(rc == 0 || rc == -ENODATA || rc == -EPROTONOSUPPORT ||

@@ -121,7 +121,8 @@ static void decode_call(uint8_t *msg, uint32_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t buf[FUZZ_MAX_CALL];
-	struct rpcrdma_hdr h, d;
+	/* Zeroed: decoding leaves segments past a count as they were. */
+	struct rpcrdma_hdr h = { 0 }, d = { 0 };
 	struct svc_rdma_recv rv;
 	uint32_t len;
 	int rc;

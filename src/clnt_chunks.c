@@ -152,7 +152,7 @@ int rpcrdma_clnt_marshal(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 	if (err)
 		return err;
 
-	memset(&h, 0, sizeof(h));
+	rpcrdma_hdr_clear(&h);
 	h.hd_xid = xid;
 	h.hd_credits = x->rx_opts.ro_max_requests;
 	h.hd_proc = plan.cp_kind == RPCRDMA_CALL_LONGCH ? RPCRDMA_NOMSG :

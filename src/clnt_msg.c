@@ -5,6 +5,7 @@
  * teach about offering Reply chunks.
  */
 #include "config.h"
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,14 +28,32 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq, AUTH *auth,
 	uint32_t call = CALL, rpcvers = RPC_MSG_VERSION;
 	uint32_t prog = (uint32_t)cr->cr_prog, vers = (uint32_t)cr->cr_vers;
 	uint32_t p = (uint32_t)proc, xid = rq->rq_xid;
+	int32_t *ip;
 	int ok;
 
 	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
-	ok = xdr_u_int32_t(&xdrs, &xid) && xdr_u_int32_t(&xdrs, &call) &&
-	     xdr_u_int32_t(&xdrs, &rpcvers) && xdr_u_int32_t(&xdrs, &prog) &&
-	     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p) &&
-	     AUTH_MARSHALL(auth, &xdrs) && AUTH_WRAP(auth, &xdrs, xargs, argsp);
+	/* Why: six words through x_putlong cost more than the rest of the
+	 * header path; the scratch is empty, so it takes them in one piece
+	 * (the word-by-word path remains for a scratch too small). */
+	ip = XDR_INLINE(&xdrs, 6 * BYTES_PER_XDR_UNIT);
+	if (ip) {
+		IXDR_PUT_U_INT32(ip, xid);
+		IXDR_PUT_U_INT32(ip, call);
+		IXDR_PUT_U_INT32(ip, rpcvers);
+		IXDR_PUT_U_INT32(ip, prog);
+		IXDR_PUT_U_INT32(ip, vers);
+		IXDR_PUT_U_INT32(ip, p);
+		ok = 1;
+	} else {
+		ok = xdr_u_int32_t(&xdrs, &xid) &&
+		     xdr_u_int32_t(&xdrs, &call) &&
+		     xdr_u_int32_t(&xdrs, &rpcvers) &&
+		     xdr_u_int32_t(&xdrs, &prog) &&
+		     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p);
+	}
+	ok = ok && AUTH_MARSHALL(auth, &xdrs) &&
+	     AUTH_WRAP(auth, &xdrs, xargs, argsp);
 	XDR_DESTROY(&xdrs);
 	if (ok)
 		return 0;
@@ -202,6 +221,34 @@ void cr_trim_spill(struct rpcrdma_req *rq)
 	rq->rq_spill_len = 0;
 }
 
+/*
+ * The common Reply's header, accepted with SUCCESS and an empty verifier,
+ * read in one piece into @msg: true.  Anything else rewinds for
+ * xdr_replymsg.  Why: it walks a union and the verifier through x_getlong
+ * word by word, a fifth of a small call's instructions.
+ */
+static bool reply_accepted_fast(XDR *xdrs, struct rpc_msg *msg)
+{
+	int32_t *ip = XDR_INLINE(xdrs, 6 * BYTES_PER_XDR_UNIT);
+
+	if (ip && ntohl((uint32_t)ip[1]) == REPLY &&
+	    ntohl((uint32_t)ip[2]) == MSG_ACCEPTED &&
+	    ntohl((uint32_t)ip[4]) == 0 &&
+	    ntohl((uint32_t)ip[5]) == SUCCESS) {
+		msg->rm_xid = ntohl((uint32_t)ip[0]);
+		msg->rm_direction = REPLY;
+		msg->rm_reply.rp_stat = MSG_ACCEPTED;
+		msg->acpted_rply.ar_verf.oa_flavor =
+			(enum_t)ntohl((uint32_t)ip[3]);
+		msg->acpted_rply.ar_verf.oa_length = 0;
+		msg->acpted_rply.ar_stat = SUCCESS;
+		return true;
+	}
+	if (ip)
+		(void)XDR_SETPOS(xdrs, 0);
+	return false;
+}
+
 enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			       AUTH *auth, xdrproc_t xres, void *resp)
 {
@@ -226,7 +273,7 @@ enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	msg.acpted_rply.ar_verf = _null_auth;
 	msg.acpted_rply.ar_results.where = NULL;
 	msg.acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
-	if (!xdr_replymsg(&xdrs, &msg)) {
+	if (!reply_accepted_fast(&xdrs, &msg) && !xdr_replymsg(&xdrs, &msg)) {
 		XDR_DESTROY(&xdrs);
 		return cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
 	}

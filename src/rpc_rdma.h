@@ -104,8 +104,15 @@ struct rpcrdma_hdr {
 };
 
 /*
+ * An empty header: counts, scalars and every chunk's segment count zero;
+ * segments past a count are left as they were (nothing reads them).
+ */
+void rpcrdma_hdr_clear(struct rpcrdma_hdr *h);
+
+/*
  * Decode the transport header at the start of a received message of
- * len bytes.  h is overwritten in every case (zeroed first); the buffer
+ * len bytes.  h is overwritten in every case (its counts and scalars
+ * zeroed first, segments past a count left as they were); the buffer
  * is only read, never beyond len, and may have any alignment.
  *
  * Returns, and what a Responder does with each (a Requester decoding a

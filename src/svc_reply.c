@@ -239,6 +239,33 @@ struct reply_src {
 };
 
 /* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
+/*
+ * The common Reply, accepted with SUCCESS and an empty verifier: its
+ * header in one piece, then its results as xdr_replymsg would: 1 done,
+ * 0 failed, -1 (nothing written) for any other.  Why: xdr_replymsg puts the same six
+ * words one x_putlong at a time, a tenth of a small call's instructions.
+ */
+static int reply_accepted_fast(XDR *xdrs, struct rpc_msg *msg)
+{
+	const struct accepted_reply *ar = &msg->acpted_rply;
+	int32_t *ip;
+
+	if (msg->rm_direction != REPLY ||
+	    msg->rm_reply.rp_stat != MSG_ACCEPTED || ar->ar_stat != SUCCESS ||
+	    ar->ar_verf.oa_length != 0)
+		return -1;
+	ip = XDR_INLINE(xdrs, 6 * BYTES_PER_XDR_UNIT);
+	if (!ip)
+		return -1;
+	IXDR_PUT_U_INT32(ip, msg->rm_xid);
+	IXDR_PUT_U_INT32(ip, REPLY);
+	IXDR_PUT_U_INT32(ip, MSG_ACCEPTED);
+	IXDR_PUT_U_INT32(ip, ar->ar_verf.oa_flavor);
+	IXDR_PUT_U_INT32(ip, 0);
+	IXDR_PUT_U_INT32(ip, SUCCESS);
+	return (*ar->ar_results.proc)(xdrs, ar->ar_results.where) ? 1 : 0;
+}
+
 static int encode_reply(SVCAUTH *auth, struct rpc_msg *msg,
 			const struct reply_res *res, struct rpcrdma_xdr_buf *xb,
 			char *buf, uint32_t len, uint32_t threshold)
@@ -248,7 +275,10 @@ static int encode_reply(SVCAUTH *auth, struct rpc_msg *msg,
 
 	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
-	ok = xdr_replymsg(&xdrs, msg) &&
+	ok = reply_accepted_fast(&xdrs, msg);
+	if (ok < 0)
+		ok = xdr_replymsg(&xdrs, msg);
+	ok = ok &&
 	     (!res->res_xres ||
 	      SVCAUTH_WRAP(auth, &xdrs, res->res_xres, res->res_where));
 	XDR_DESTROY(&xdrs);

@@ -31,7 +31,7 @@ static void writes_unused(const struct rpcrdma_hdr *call, struct rpcrdma_hdr *h)
 void svc_rdma_reply_header(const struct rpcrdma_hdr *call, uint32_t xid,
 			   uint32_t credits, struct rpcrdma_hdr *h)
 {
-	memset(h, 0, sizeof(*h));
+	rpcrdma_hdr_clear(h);
 	h->hd_xid = xid;
 	h->hd_credits = credits;
 	h->hd_proc = RPCRDMA_MSG;

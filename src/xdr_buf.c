@@ -15,7 +15,9 @@ int rpcrdma_xdrbuf_init(struct rpcrdma_xdr_buf *xb, void *scratch,
 {
 	if ((!scratch && scratch_len) || scratch_len > UINT32_MAX)
 		return -EINVAL;
-	memset(xb, 0, sizeof(*xb));
+	/* Not memset: no segment is read past xb_nsegs, and this runs for
+	 * every message. */
+	rpcrdma_xdrbuf_reset(xb);
 	xb->xb_scratch = scratch;
 	xb->xb_scratch_len = (uint32_t)scratch_len;
 	xb->xb_threshold = threshold;

@@ -426,11 +426,15 @@ static void restarted(CLIENT *cl, const char *flag)
 	if (!f)
 		die("%s: %s", flag, strerror(errno));
 	fclose(f);
+	/* Paced, depth calls always in flight: the harness polls for the
+	 * flag and forks pkill, slow under emulation; unpaced, all the
+	 * calls could end before the server goes (seen on rxe). */
 	for (;;) {
 		drive(cl, completed + 1);
 		s = stats(cl);
 		if (s.rs_reconnects || completed >= ncalls)
 			break;
+		usleep(20000);
 	}
 	/* Stop starting, let what is in flight finish. */
 	pthread_mutex_lock(&lock);

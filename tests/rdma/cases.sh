@@ -100,6 +100,12 @@ pair rpc-echo \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli -t 40 -n $many -E $sig"
 
+# Replies other than SUCCESS, both ways through the full XDR path: an
+# unknown procedure, undecodable arguments, a version mismatch (range).
+pair rpc-error-replies \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/echo_client -U -a $srv -b $cli"
+
 # Callers abandon calls (timeouts) while others wait or poll the CQ.
 pair abandoned-calls \
 	"$b/tests/rdma/echo_server -a $srv" \

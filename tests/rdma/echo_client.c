@@ -216,6 +216,62 @@ static void *sleep_work(void *arg)
 	return NULL;
 }
 
+/*
+ * -U: Replies other than an accepted SUCCESS, decoded in full (the RPC
+ * header's common shape is read in one piece, everything else by
+ * xdr_replymsg): an unknown procedure, a version the server has not
+ * (with its range), arguments it cannot decode; a call after each one
+ * still succeeds.
+ */
+static int error_replies(CLIENT *cl, const char *addr, const char *port,
+			 const struct rpcrdma_options *o)
+{
+	struct timeval tmo = { 20, 0 };
+	struct rpc_err e;
+	enum clnt_stat st;
+	CLIENT *v;
+
+	st = clnt_call(cl, 99, (xdrproc_t)(void (*)(void))xdr_void, NULL, (xdrproc_t)(void (*)(void))xdr_void,
+		       NULL, tmo);
+	if (st != RPC_PROCUNAVAIL)
+		die("procedure 99: %s, expected RPC_PROCUNAVAIL",
+		    clnt_sperrno(st));
+	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("NULL after PROCUNAVAIL: %s", clnt_sperror(cl, "ECHO_NULL"));
+	st = clnt_call(cl, ECHO_BYTES, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+		       (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+	if (st != RPC_CANTDECODEARGS)
+		die("ECHO_BYTES without its argument: %s, expected "
+		    "RPC_CANTDECODEARGS", clnt_sperrno(st));
+	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("NULL after CANTDECODEARGS: %s",
+		    clnt_sperror(cl, "ECHO_NULL"));
+	v = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS + 1, o);
+	if (!v)
+		die("clnt_rdma_create (version %u): %s", ECHO_VERS + 1,
+		    clnt_spcreateerror(addr));
+	st = clnt_call(v, ECHO_NULL, (xdrproc_t)(void (*)(void))xdr_void, NULL,
+		       (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+	clnt_geterr(v, &e);
+	if (st != RPC_PROGVERSMISMATCH || e.re_vers.low != ECHO_VERS ||
+	    e.re_vers.high != ECHO_VERS)
+		die("version %u: %s (%lu-%lu), expected RPC_PROGVERSMISMATCH "
+		    "(%u-%u)", ECHO_VERS + 1, clnt_sperrno(st),
+		    (unsigned long)e.re_vers.low,
+		    (unsigned long)e.re_vers.high, ECHO_VERS, ECHO_VERS);
+	clnt_destroy(v);
+	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("NULL after PROGVERSMISMATCH: %s",
+		    clnt_sperror(cl, "ECHO_NULL"));
+	printf("client: PROCUNAVAIL, CANTDECODEARGS, PROGVERSMISMATCH "
+	       "%u-%u, each followed by a call that succeeded\n",
+	       ECHO_VERS, ECHO_VERS);
+	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
+		die("SHUTDOWN failed");
+	clnt_destroy(cl);
+	return 0;
+}
+
 static int sleepers(CLIENT *cl, unsigned threads, unsigned per_thread,
 		    int no_shutdown)
 {
@@ -313,7 +369,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
-	int sleep_test = 0, expect = -1, live = -1;
+	int sleep_test = 0, error_test = 0, expect = -1, live = -1;
 	long expect_granted = -1, expect_signal = -1;
 	struct rpcrdma_options in_force;
 	unsigned payload = 0;
@@ -331,7 +387,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSe:E:g:L:X:D:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSUe:E:g:L:X:D:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -349,6 +405,7 @@ int main(int argc, char **argv)
 				die("unknown strategy %s", optarg);
 			break;
 		case 'S': sleep_test = 1; break;
+		case 'U': error_test = 1; break;
 		case 'X':	/* when to offer a Reply chunk */
 			o.ro_reply_chunks = !strcmp(optarg, "always") ?
 				RPCRDMA_REPLY_CHUNK_ALWAYS :
@@ -442,6 +499,8 @@ int main(int argc, char **argv)
 		return abandon(cl, threads, per_thread);
 	if (sleep_test)
 		return sleepers(cl, threads, per_thread, no_shutdown);
+	if (error_test)
+		return error_replies(cl, addr, port, &o);
 
 	/* The largest opaque whose Call fits 4 KiB inline: 4096 less the
 	 * transport header (28), the call header with AUTH_NONE (40) and
