@@ -224,9 +224,9 @@ uint32_t rpcrdma_plan_reply(uint32_t max_reply, uint32_t dflt,
 	return (m + 3) & ~3u;
 }
 
-bool rpcrdma_offer_unknown(enum rpcrdma_reply_seen seen, bool cheap)
+bool rpcrdma_offer_unknown(enum rpcrdma_reply_seen seen)
 {
-	return cheap || seen != RPCRDMA_SEEN_INLINE;
+	return seen != RPCRDMA_SEEN_INLINE;
 }
 
 enum rpcrdma_reply_seen rpcrdma_reply_learn(enum rpcrdma_reply_seen seen,

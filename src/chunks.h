@@ -122,12 +122,14 @@ enum rpcrdma_reply_seen {
 
 /*
  * Under auto, whether a call whose Reply size is unknown offers the
- * default Reply chunk.  Where the offer is cheap (a memory window bound
- * by a work request) always; where it costs a registration per RPC, only
- * until the procedure's Replies are seen to fit inline, and for good once
- * one did not.
+ * default Reply chunk: until the procedure's Replies are seen to fit
+ * inline, and for good once one did not.  Why on every device: an offer
+ * costs a registration per RPC, or with memory windows a bind and an
+ * invalidation (two more posts, system calls on rxe: 3.7 against 1.4
+ * per call, measured); not offering costs one ERR_CHUNK and retry per
+ * procedure whose Replies grow.
  */
-bool rpcrdma_offer_unknown(enum rpcrdma_reply_seen seen, bool cheap);
+bool rpcrdma_offer_unknown(enum rpcrdma_reply_seen seen);
 
 /*
  * What one Reply teaches: @offered, whether the call offered a Reply

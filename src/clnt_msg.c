@@ -326,8 +326,7 @@ static bool learned(const struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres)
  * accepted reply header and a verifier); else the procedure's hint, if
  * the program gave one; else, under auto, what earlier Replies of the
  * procedure taught (rpcrdma_offer_unknown): "fits inline" once they
- * came inline where a Reply chunk costs a registration per RPC.  0:
- * unknown, ro_max_reply decides.
+ * came inline.  0: unknown, ro_max_reply decides.
  */
 uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc,
 			    xdrproc_t xres, bool ddp)
@@ -340,7 +339,7 @@ uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc,
 		return hint_of(cr, proc);
 	seen = (enum rpcrdma_reply_seen)__atomic_load_n(seen_of(cr, proc, ddp),
 							__ATOMIC_RELAXED);
-	return rpcrdma_offer_unknown(seen, cr->cr_cheap_reply) ?
+	return rpcrdma_offer_unknown(seen) ?
 	       0 : RPCRDMA_VOID_REPLY_MAX;
 }
 

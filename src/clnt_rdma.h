@@ -138,7 +138,6 @@ struct clnt_rdma {
 	 * apart for calls with a Write chunk, whose Replies leave the bulk
 	 * out: enum rpcrdma_reply_seen. */
 	uint8_t cr_seen[2][RPCRDMA_MAX_HINTS + 1];
-	bool cr_cheap_reply;		/* Reply chunks are windows: offers are cheap */
 	struct timeval cr_timeout;
 	int cr_timeout_set;
 	pthread_t cr_thread;

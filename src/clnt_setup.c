@@ -139,7 +139,6 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
 		for (i = 0; i < cr->cr_nslots; i++)
 			cr->cr_reqs[i].rq_ch.qc_mw_allowed = true;
-	cr->cr_cheap_reply = cr->cr_reqs[0].rq_ch.qc_mw_allowed;
 	RPCRDMA_DBG("client: Reply chunks via %s",
 		    cr->cr_reqs[0].rq_ch.qc_mw_allowed ? "memory windows" :
 		    "per-RPC MRs");

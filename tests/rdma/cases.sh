@@ -347,13 +347,12 @@ pair chunks-ours-threaded \
 pair chunks-ours-default-inline \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/chunk_client -D -a $srv -b $cli"
-# Automatic Reply chunks: rxe's are memory windows, offered on every call;
-# siw's cost a registration per RPC, so the client learns per procedure
-# (probe, none once Replies came inline, one retry after ERR_CHUNK).
-if [ "$kind" = rxe ]; then offers=cheap; else offers=costly; fi
+# Automatic Reply chunks: an offer costs a registration (siw) or a
+# window's bind and invalidation (rxe), so the client learns per procedure
+# on both (probe, none once Replies came inline, one retry after ERR_CHUNK).
 pair chunks-ours-reply-learning \
 	"$b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/chunk_client -L $offers -a $srv -b $cli"
+	"$b/tests/rdma/chunk_client -L -a $srv -b $cli"
 
 # The chunk pool.  A 2 MiB region of the program's (huge pages if any) and
 # no pool of our own (pool_size 0 from the environment): Calls up to 2 MiB

@@ -5,9 +5,8 @@
  * forced or chosen (-K, -X) and optionally zero-copy results (-z); the
  * counters must show the chunks used.  -H: Replies that lie about their
  * chunks fail their call and leave the connection working.  -R last: an
- * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).  -L cheap|costly:
- * how automatic Reply chunks learn, per procedure, on a device whose
- * Reply chunks are windows (cheap, rxe) or per-RPC registrations (siw).
+ * RDMA Write with a finished RPC's rkey (chunkpeer's verdict).  -L: how
+ * automatic Reply chunks learn, per procedure, on every device.
  * -w: arguments that are copied, not referenced (arrays of words), too
  * many for the slot's scratch: spilled, counted, echoed word-exact.
  * -A last:
@@ -155,16 +154,15 @@ static void hostile(CLIENT *cl, unsigned mode, int zc, enum clnt_stat want)
 
 /*
  * Automatic Reply chunks on a fresh CLIENT: echo small, small, large,
- * large, small.  Cheap offers are made on every call and no call goes
- * twice.  Costly ones: the first small call probes (offer), the second
- * offers none, the first large one draws ERR_CHUNK and goes again with
- * a chunk (one retry, still byte-exact), later ones always offer.
+ * large, small.  The first small call probes (offer), the second offers
+ * none, the first large one draws ERR_CHUNK and goes again with a chunk
+ * (one retry, still byte-exact), later ones always offer.
  */
 static void learn(const char *addr, const char *port,
-		  const struct rpcrdma_options *o, int cheap)
+		  const struct rpcrdma_options *o)
 {
 	static const unsigned seq[] = { 100, 100, 70001, 65537, 100 };
-	static const int offer_costly[] = { 1, 0, 1, 1, 1 };
+	static const int offer[] = { 1, 0, 1, 1, 1 };
 	char *in = malloc(MAXSZ), *out = malloc(MAXSZ);
 	struct rpcrdma_stats s0, s1;
 	unsigned i;
@@ -176,8 +174,8 @@ static void learn(const char *addr, const char *port,
 	if (!cl)
 		die("clnt_rdma_create: %s", clnt_spcreateerror(addr));
 	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-		int want_offer = cheap ? 1 : offer_costly[i];
-		int want_retry = !cheap && i == 2;
+		int want_offer = offer[i];
+		int want_retry = i == 2;
 
 		s0 = stats(cl);
 		if (echo(cl, in, out, seq[i], i, 0, 1) != RPC_SUCCESS)
@@ -203,8 +201,7 @@ static void learn(const char *addr, const char *port,
 		die("learning: registrations %llu / revoked %llu",
 		    (unsigned long long)s1.rs_chunk_regs,
 		    (unsigned long long)s1.rs_chunk_deregs);
-	printf("chunk_client: automatic Reply chunks learned (%s offers)\n",
-	       cheap ? "cheap" : "costly");
+	printf("chunk_client: automatic Reply chunks learned\n");
 	if (echo_shutdown_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("SHUTDOWN: %s", clnt_sperror(cl, "ECHO_SHUTDOWN"));
 	clnt_destroy(cl);
@@ -421,7 +418,7 @@ int main(int argc, char **argv)
 	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	struct worker *w;
 	unsigned threads = 4, i, calls;
-	int c, hostile_test = 0, stale = 0, swi = 0, learning = -1, words_test = 0;
+	int c, hostile_test = 0, stale = 0, swi = 0, learning = 0, words_test = 0;
 	int abandon = 0, conn_memory = 0, refused = 0, default_inline = 0;
 	unsigned limit = 0;
 	uint64_t bytes = 0;
@@ -431,7 +428,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rpcrdma_options_init(&o);
 	o.ro_max_reply = MAXSZ + 4096;
-	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRV:L:wAM:F:mgS:D")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:K:X:zHRV:LwAM:F:mgS:D")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': o.ro_source = optarg; break;
@@ -443,7 +440,7 @@ int main(int argc, char **argv)
 		case 'H': hostile_test = 1; break;
 		case 'R': stale = 1; break;
 		case 'V': swi = atoi(optarg); stale = 1; break;
-		case 'L': learning = !strcmp(optarg, "cheap"); break;
+		case 'L': learning = 1; break;
 		case 'w': words_test = 1; break;
 		case 'A': abandon = 1; break;
 		case 'M': limit = (unsigned)atoi(optarg); break;
@@ -458,7 +455,7 @@ int main(int argc, char **argv)
 	if (!addr || !port)
 		die("usage: chunk_client -a ADDR [-b SRC] -p PORT [-t N] "
 		    "[-K auto|read|long] [-X auto|always|never] [-z] [-H] [-R] "
-		    "[-L cheap|costly] [-w] [-A] [-M BYTES] [-F FLAG: run until killed] "
+		    "[-L] [-w] [-A] [-M BYTES] [-F FLAG: run until killed] "
 		    "[-m: max_conn_memory] [-g: expect refusal] [-D: default inline sizes]");
 	alarm(110);
 	/* The sizes straddle a 4 KiB threshold, the one the Linux kernel
@@ -467,8 +464,8 @@ int main(int argc, char **argv)
 		o.ro_inline_send = o.ro_inline_recv = 4096;
 	if (refused)
 		return refused_run(addr, port, &o);
-	if (learning >= 0) {
-		learn(addr, port, &o, learning);
+	if (learning) {
+		learn(addr, port, &o);
 		return 0;
 	}
 	for (i = 0; !(cl = clnt_rdma_create(addr, port, ECHO_PROG, ECHO_VERS, &o)); i++) {
@@ -542,8 +539,8 @@ int main(int argc, char **argv)
 	if (o.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER && !zero_copy &&
 	    (s.rs_reply_chunks != calls || s.rs_reply_chunk_replies != calls))
 		die("%u Replies in Reply chunks expected", calls);
-	/* Zero-copy: always offered only where offers are cheap (rxe) or
-	 * forced; on siw the client stops once Replies came inline. */
+	/* Zero-copy: always offered only where forced; under auto the
+	 * client stops once Replies came inline. */
 	if (o.ro_reply_chunks != RPCRDMA_REPLY_CHUNK_NEVER && zero_copy &&
 	    (s.rs_reply_chunks < 1 || s.rs_reply_chunks > calls ||
 	     s.rs_reply_chunk_replies > s.rs_reply_chunks ||

@@ -609,10 +609,10 @@ int main(int argc, char **argv)
 	/* The over-inline Call went with a Read chunk (so may Calls near the
 	 * threshold whose header carries a Reply chunk).  Its echo is larger
 	 * than a client receives inline (17 KiB against 65 KiB sent), so it
-	 * comes in a Reply chunk: where offers are costly (siw) the client
-	 * had learned to offer none for ECHO_BYTES, so one ERR_CHUNK, and
-	 * one retry with a Reply chunk, may come first (chunk_client -L
-	 * covers that learning); nothing else may fail. */
+	 * comes in a Reply chunk: the client had learned to offer none for
+	 * ECHO_BYTES, so one ERR_CHUNK, and one retry with a Reply chunk,
+	 * may come first (chunk_client -L covers that learning); nothing
+	 * else may fail. */
 	if (s.rs_calls != s.rs_replies || s.rs_bad_replies != s.rs_err_chunk ||
 	    s.rs_err_chunk > 1 || s.rs_err_chunk != s.rs_reply_chunk_retries ||
 	    !s.rs_read_chunk_calls || s.rs_too_large ||

@@ -296,15 +296,11 @@ START_TEST(reply_learning)
 {
 	enum rpcrdma_reply_seen s = RPCRDMA_SEEN_NOTHING;
 
-	/* Cheap offers (windows) are always made. */
-	ck_assert(rpcrdma_offer_unknown(RPCRDMA_SEEN_NOTHING, true));
-	ck_assert(rpcrdma_offer_unknown(RPCRDMA_SEEN_INLINE, true));
-	ck_assert(rpcrdma_offer_unknown(RPCRDMA_SEEN_CHUNK, true));
-	/* Costly ones: first call probes, inline Replies stop it. */
-	ck_assert(rpcrdma_offer_unknown(s, false));
+	/* On every device: the first call probes, inline Replies stop it. */
+	ck_assert(rpcrdma_offer_unknown(s));
 	s = rpcrdma_reply_learn(s, true, false, false);
 	ck_assert_int_eq(s, RPCRDMA_SEEN_INLINE);
-	ck_assert(!rpcrdma_offer_unknown(s, false));
+	ck_assert(!rpcrdma_offer_unknown(s));
 	/* Calls that offered nothing and came back inline teach nothing. */
 	ck_assert_int_eq(rpcrdma_reply_learn(s, false, false, false),
 			 RPCRDMA_SEEN_INLINE);
@@ -314,7 +310,7 @@ START_TEST(reply_learning)
 	/* A refusal for want of a chunk, or a Reply in one, is for good. */
 	s = rpcrdma_reply_learn(s, false, false, true);
 	ck_assert_int_eq(s, RPCRDMA_SEEN_CHUNK);
-	ck_assert(rpcrdma_offer_unknown(s, false));
+	ck_assert(rpcrdma_offer_unknown(s));
 	ck_assert_int_eq(rpcrdma_reply_learn(s, true, false, false),
 			 RPCRDMA_SEEN_CHUNK);
 	ck_assert_int_eq(rpcrdma_reply_learn(RPCRDMA_SEEN_NOTHING, true, true,
