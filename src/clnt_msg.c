@@ -33,9 +33,9 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq, AUTH *auth,
 
 	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
-	/* Why: six words through x_putlong cost more than the rest of the
-	 * header path; the scratch is empty, so it takes them in one piece
-	 * (the word-by-word path remains for a scratch too small). */
+	/* Why: six x_putlong calls, each through the ops table with its own
+	 * room check, where the empty scratch takes the six words at once
+	 * (word by word remains for a scratch too small). */
 	ip = XDR_INLINE(&xdrs, 6 * BYTES_PER_XDR_UNIT);
 	if (ip) {
 		IXDR_PUT_U_INT32(ip, xid);
@@ -225,9 +225,9 @@ void cr_trim_spill(struct rpcrdma_req *rq)
  * The common Reply's header, accepted with SUCCESS and an empty verifier,
  * read in one piece into @msg: true.  Anything else rewinds for
  * xdr_replymsg.  Why: it walks a union and the verifier through x_getlong
- * word by word, a fifth of a small call's instructions.
+ * word by word, about 400 of a NULL call's 6,000 instructions (callgrind).
  */
-static bool reply_accepted_fast(XDR *xdrs, struct rpc_msg *msg)
+static bool get_reply_fast(XDR *xdrs, struct rpc_msg *msg)
 {
 	int32_t *ip = XDR_INLINE(xdrs, 6 * BYTES_PER_XDR_UNIT);
 
@@ -273,7 +273,7 @@ enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	msg.acpted_rply.ar_verf = _null_auth;
 	msg.acpted_rply.ar_results.where = NULL;
 	msg.acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
-	if (!reply_accepted_fast(&xdrs, &msg) && !xdr_replymsg(&xdrs, &msg)) {
+	if (!get_reply_fast(&xdrs, &msg) && !xdr_replymsg(&xdrs, &msg)) {
 		XDR_DESTROY(&xdrs);
 		return cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
 	}

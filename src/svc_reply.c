@@ -241,11 +241,12 @@ struct reply_src {
 /* Encode the Reply into buf, results wrapped by the Call's auth flavour. */
 /*
  * The common Reply, accepted with SUCCESS and an empty verifier: its
- * header in one piece, then its results as xdr_replymsg would: 1 done,
- * 0 failed, -1 (nothing written) for any other.  Why: xdr_replymsg puts the same six
- * words one x_putlong at a time, a tenth of a small call's instructions.
+ * header in one piece, then its results as xdr_replymsg would.  1 done,
+ * 0 failed, -1 (nothing written) for any other Reply.  Why: xdr_replymsg
+ * puts the same six words one x_putlong at a time, through a union and
+ * the verifier's opaque, for every Reply.
  */
-static int reply_accepted_fast(XDR *xdrs, struct rpc_msg *msg)
+static int put_reply_fast(XDR *xdrs, struct rpc_msg *msg)
 {
 	const struct accepted_reply *ar = &msg->acpted_rply;
 	int32_t *ip;
@@ -275,7 +276,7 @@ static int encode_reply(SVCAUTH *auth, struct rpc_msg *msg,
 
 	rpcrdma_xdrbuf_init(xb, buf, len, threshold);
 	rpcrdma_xdrbuf_create(&xdrs, xb);
-	ok = reply_accepted_fast(&xdrs, msg);
+	ok = put_reply_fast(&xdrs, msg);
 	if (ok < 0)
 		ok = xdr_replymsg(&xdrs, msg);
 	ok = ok &&

@@ -226,20 +226,19 @@ static void *sleep_work(void *arg)
 static int error_replies(CLIENT *cl, const char *addr, const char *port,
 			 const struct rpcrdma_options *o)
 {
+	xdrproc_t xv = (xdrproc_t)(void (*)(void))xdr_void;
 	struct timeval tmo = { 20, 0 };
 	struct rpc_err e;
 	enum clnt_stat st;
 	CLIENT *v;
 
-	st = clnt_call(cl, 99, (xdrproc_t)(void (*)(void))xdr_void, NULL, (xdrproc_t)(void (*)(void))xdr_void,
-		       NULL, tmo);
+	st = clnt_call(cl, 99, xv, NULL, xv, NULL, tmo);
 	if (st != RPC_PROCUNAVAIL)
 		die("procedure 99: %s, expected RPC_PROCUNAVAIL",
 		    clnt_sperrno(st));
 	if (echo_null_1(NULL, NULL, cl) != RPC_SUCCESS)
 		die("NULL after PROCUNAVAIL: %s", clnt_sperror(cl, "ECHO_NULL"));
-	st = clnt_call(cl, ECHO_BYTES, (xdrproc_t)(void (*)(void))xdr_void, NULL,
-		       (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+	st = clnt_call(cl, ECHO_BYTES, xv, NULL, xv, NULL, tmo);
 	if (st != RPC_CANTDECODEARGS)
 		die("ECHO_BYTES without its argument: %s, expected "
 		    "RPC_CANTDECODEARGS", clnt_sperrno(st));
@@ -250,8 +249,7 @@ static int error_replies(CLIENT *cl, const char *addr, const char *port,
 	if (!v)
 		die("clnt_rdma_create (version %u): %s", ECHO_VERS + 1,
 		    clnt_spcreateerror(addr));
-	st = clnt_call(v, ECHO_NULL, (xdrproc_t)(void (*)(void))xdr_void, NULL,
-		       (xdrproc_t)(void (*)(void))xdr_void, NULL, tmo);
+	st = clnt_call(v, ECHO_NULL, xv, NULL, xv, NULL, tmo);
 	clnt_geterr(v, &e);
 	if (st != RPC_PROGVERSMISMATCH || e.re_vers.low != ECHO_VERS ||
 	    e.re_vers.high != ECHO_VERS)
