@@ -159,6 +159,7 @@ static const struct rpcrdma_poll_ops async_poll_ops = {
 	.po_arm = ap_arm,
 	.po_sleep = ap_sleep,
 	.po_now_ns = rpcrdma_poll_now_ns,
+	.po_yield = rpcrdma_poll_yield,
 };
 
 /*

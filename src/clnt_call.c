@@ -91,7 +91,7 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 			return -EAGAIN;	/* counted once by the caller */
 		cr->cr_x.rx_stats.rs_credit_waits++;
 		if (cr_wait_for(cr, credit_done, NULL, &cr->cr_credit_cond,
-				deadline))
+				NULL, deadline))
 			return -ETIMEDOUT;
 	}
 	/*
@@ -113,6 +113,7 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 	(*rqp)->rq_rep = NULL;
 	(*rqp)->rq_refused_chunk = false;
 	(*rqp)->rq_async = async;
+	rpcrdma_wake_reset(&(*rqp)->rq_wake);
 	cr_slot_move(cr, *rqp, RQ_SENT);
 	cr_ep_get(cr);
 	return 0;
@@ -144,7 +145,7 @@ static int wait_resend(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		if (!wait)
 			return -EAGAIN;
 		if (cr_wait_for(cr, resend_credit_done, NULL,
-				&cr->cr_credit_cond, deadline))
+				&cr->cr_credit_cond, NULL, deadline))
 			return -ETIMEDOUT;
 	}
 	rq->rq_err = 0;
@@ -354,7 +355,8 @@ static enum cc_next send_once(struct cr_call *c)
 
 	if (next != CC_WAIT)
 		return next;
-	if (cr_wait_for(cr, reply_done, rq, &rq->rq_cond, &c->cc_deadline))
+	if (cr_wait_for(cr, reply_done, rq, NULL, &rq->rq_wake,
+			&c->cc_deadline))
 		return cr_call_abandon(c);
 	next = rq->rq_state == RQ_RESEND ? CC_RESEND : CC_REPLIED;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);

@@ -23,6 +23,7 @@
 #include "probes.h"
 #include "spin.h"
 #include "transport.h"
+#include "wake.h"
 
 
 /* The life of one call slot; every change goes through cr_slot_move(). */
@@ -58,7 +59,7 @@ struct rpcrdma_req {
 	bool rq_refused_chunk;		/* RQ_FAILED by RDMA_ERROR/ERR_CHUNK */
 	struct rpcrdma_rep *rq_rep;
 	size_t rq_off;			/* RPC message offset in rq_rep */
-	pthread_cond_t rq_cond;
+	struct rpcrdma_wake rq_wake;	/* its blocking caller sleeps on it */
 	char *rq_scratch;		/* XDR head/tail storage (copied when sent) */
 	char *rq_spill;			/* a Call too big for scratch, all copied */
 	uint32_t rq_spill_len;
@@ -101,13 +102,14 @@ struct cr_async_ctl {
 };
 
 /*
- * A thread waiting in cr_wait_for(): asleep on w_cond unless it is the
- * poller.  The poller wakes the first one when it leaves, so the role
+ * A thread waiting in cr_wait_for(): asleep on w_cond or w_wake (one is
+ * set) unless it is the poller.  The poller wakes the first one when it leaves, so the role
  * passes on while anyone still waits.
  */
 struct clnt_rdma;
 struct cr_waiter {
-	pthread_cond_t *w_cond;
+	pthread_cond_t *w_cond;		/* shared: credit waits */
+	struct rpcrdma_wake *w_wake;	/* its own: a Reply's wait */
 	struct cr_waiter *w_next;
 	/* What it waits for (cr_wait_for's done): cr_hand_over passes it by
 	 * once it holds. */
@@ -241,7 +243,7 @@ bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 int cr_wait_for(struct clnt_rdma *cr,
 		int (*done)(struct clnt_rdma *cr, const void *ctx),
 		const void *ctx, pthread_cond_t *cond,
-		const struct timespec *deadline);
+		struct rpcrdma_wake *wake, const struct timespec *deadline);
 int cr_reap(struct clnt_rdma *cr);
 int cr_reap_gone(struct clnt_rdma *cr);
 void cr_reap_wait(void *arg);

@@ -46,7 +46,7 @@ void cr_free(struct clnt_rdma *cr)
 	if (cr->cr_reqs) {
 		release_abandoned(cr);
 		for (i = 0; i < cr->cr_nslots; i++) {
-			pthread_cond_destroy(&cr->cr_reqs[i].rq_cond);
+			rpcrdma_wake_fini(&cr->cr_reqs[i].rq_wake);
 			rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
 			free(cr->cr_reqs[i].rq_spill);
 		}
@@ -204,7 +204,8 @@ int cr_setup(struct clnt_rdma *cr, const char *host, const char *port)
 	cr->cr_x.rx_reap = cr_reap_wait;
 	cr->cr_x.rx_reap_arg = cr;
 	for (i = 0; i < cr->cr_nslots; i++) {
-		rpcrdma_cond_init(&cr->cr_reqs[i].rq_cond);
+		if (rpcrdma_wake_init(&cr->cr_reqs[i].rq_wake))
+			return -ENOMEM;
 		cr->cr_reqs[i].rq_scratch = cr->cr_scratch_mem +
 					    (size_t)i * cr->cr_x.rx_opts.ro_inline_send;
 		if (cr->cr_reply_mem) {

@@ -166,7 +166,7 @@ void cr_fail_all(struct clnt_rdma *cr, int err)
 		if (rq->rq_state == RQ_SENT) {
 			rq->rq_err = err;
 			cr_slot_move(cr, rq, again ? RQ_RESEND : RQ_FAILED);
-			pthread_cond_signal(&rq->rq_cond);
+			rpcrdma_wake_post(&rq->rq_wake);
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			cr_free_abandoned(cr, rq);
 		}

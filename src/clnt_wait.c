@@ -160,7 +160,7 @@ static void reap_recv(void *owner, struct rpcrdma_rep *rep)
 		wake = NULL;
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	if (wake)
-		pthread_cond_signal(&wake->rq_cond);
+		rpcrdma_wake_post(&wake->rq_wake);
 }
 
 /* A completion failed the connection: every call waiting fails. */
@@ -260,6 +260,7 @@ static const struct rpcrdma_poll_ops cr_poll_ops = {
 	.po_arm = cr_po_arm,
 	.po_sleep = cr_po_sleep,
 	.po_now_ns = rpcrdma_poll_now_ns,
+	.po_yield = rpcrdma_poll_yield,
 };
 
 static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
@@ -289,7 +290,9 @@ void cr_hand_over(struct clnt_rdma *cr)
 			if (w->w_cond == &cr->cr_credit_cond ||
 			    !w->w_done(cr, w->w_ctx))
 				break;
-	if (w)
+	if (w && w->w_wake)
+		rpcrdma_wake_post(w->w_wake);
+	else if (w)
 		pthread_cond_signal(w->w_cond);
 	/* Nobody polls: whoever drives asynchronous calls must, and arm
 	 * the CQ for its descriptor (the poller may have taken its event). */
@@ -320,16 +323,18 @@ static uint64_t to_ns(const struct timespec *ts)
  * (reaping the CQ, spinning as long as cr_spin learned, at most
  * ro_busy_poll_us, or busy_poll_alone_us for a lone call: cr_spin_bound;
  * then sleeping on the
- * channel), else asleep on cond until a Reply, a credit or the role is
- * handed over.  0, or -ETIMEDOUT at the deadline.
+ * channel), else asleep on cond (shared) or wake (its own: a Reply's)
+ * until a Reply, a credit or the role is handed over.  0, or -ETIMEDOUT
+ * at the deadline.
  */
 int cr_wait_for(struct clnt_rdma *cr,
 		       int (*done)(struct clnt_rdma *cr, const void *ctx),
 		       const void *ctx, pthread_cond_t *cond,
+		       struct rpcrdma_wake *wake,
 		       const struct timespec *deadline)
 {
 	struct cr_poll_arg pa = { cr, done, ctx };
-	struct cr_waiter me = { cond, NULL, done, ctx };
+	struct cr_waiter me = { cond, wake, NULL, done, ctx };
 	struct rpcrdma_poll_stats ps;
 	uint32_t spin_us;
 	int rc = 0, linked = 0;
@@ -360,7 +365,8 @@ int cr_wait_for(struct clnt_rdma *cr,
 			cr->cr_waiters = &me;
 			linked = 1;
 		}
-		if (pthread_cond_timedwait(cond, &cr->cr_x.rx_lock, deadline) ==
+		if ((wake ? -rpcrdma_wake_wait(wake, &cr->cr_x.rx_lock, deadline) :
+		     pthread_cond_timedwait(cond, &cr->cr_x.rx_lock, deadline)) ==
 		    ETIMEDOUT && !done(cr, ctx)) {
 			rc = -ETIMEDOUT;
 			break;

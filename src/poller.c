@@ -1,11 +1,12 @@
 /*
  * The waiting policy of the completion model (poller.h): reap, spin for
- * a bounded time while the CQ stays empty (how long: spin.c), then arm
- * and reap once more before sleeping.  Pure logic over an ops table; no
+ * a bounded time while the CQ stays empty (how long: spin.c; yielding the
+ * CPU every few polls), then arm and reap once more before sleeping.  Pure logic over an ops table; no
  * verbs calls here.
  */
 #include "config.h"
 #include <errno.h>
+#include <sched.h>
 #include <time.h>
 #include "poller.h"
 
@@ -16,6 +17,12 @@ uint64_t rpcrdma_poll_now_ns(void *arg)
 	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rpcrdma_poll_yield(void *arg)
+{
+	(void)arg;
+	sched_yield();
 }
 
 /* Milliseconds to sleep before the deadline, rounded up; -1: none. */
@@ -72,8 +79,11 @@ int rpcrdma_poll_wait(const struct rpcrdma_poll_ops *ops, void *arg,
 			spin_start = now;
 			spin_end = now + (uint64_t)budget * 1000;
 		}
-		if (now < spin_end)
+		if (now < spin_end) {
+			if (ops->po_yield && spun % RPCRDMA_SPIN_YIELD_EVERY == 0)
+				ops->po_yield(arg);
 			continue;
+		}
 
 		/* The spin ran out: arm, and look once more before sleeping. */
 		st->ps_misses++;

@@ -25,10 +25,25 @@ struct rpcrdma_poll_ops {
 	 */
 	int (*po_sleep)(void *arg, int timeout_ms);
 	uint64_t (*po_now_ns)(void *arg);	/* CLOCK_MONOTONIC */
+	/* Let another runnable thread have this CPU a moment (NULL: never):
+	 * called every RPCRDMA_SPIN_YIELD_EVERY empty polls of a spin. */
+	void (*po_yield)(void *arg);
 };
+
+/*
+ * Why a spin yields: on soft devices the completion it waits for is made
+ * on the same CPUs (rxe's kernel work, siw's, the peer, the callers it
+ * just woke); a spinner that keeps its CPU delays that.  Measured, one
+ * poll in 4 yielding against none, 32 in flight: +10..21% calls/s
+ * (against the raw-verbs baseline of the same run, medians of 6 rounds),
+ * neutral at 1 in flight.  On an idle core a yield returns at once.
+ */
+#define RPCRDMA_SPIN_YIELD_EVERY	4
 
 /* The po_now_ns every transport uses: CLOCK_MONOTONIC in ns, arg unused. */
 uint64_t rpcrdma_poll_now_ns(void *arg);
+/* The po_yield every transport uses: sched_yield(2), arg unused. */
+void rpcrdma_poll_yield(void *arg);
 
 /* What one waiter's loop did, added to the transport counters. */
 struct rpcrdma_poll_stats {

@@ -155,6 +155,7 @@ static const struct rpcrdma_poll_ops conn_spin_ops = {
 	.po_done = conn_po_done,
 	.po_arm = conn_po_arm,
 	.po_now_ns = rpcrdma_poll_now_ns,
+	.po_yield = rpcrdma_poll_yield,
 };
 
 static void conn_add_poll_stats(struct svc_rdma_conn *c,

@@ -96,6 +96,7 @@ static const struct rpcrdma_poll_ops set_ops = {
 	.po_done = set_done,
 	.po_arm = set_arm,
 	.po_now_ns = rpcrdma_poll_now_ns,
+	.po_yield = rpcrdma_poll_yield,
 };
 
 /*

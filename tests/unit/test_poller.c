@@ -1,7 +1,8 @@
 /*
  * Unit test: the completion model's waiting policy (poller.c) over a
  * scripted fake CQ and clock: spin budget, arm only on the way to sleep,
- * the poll after arming that closes the race, deadlines, counters.
+ * the poll after arming that closes the race, deadlines, counters, and
+ * the CPU yielded every few polls of a spin, never once armed.
  */
 #include "config.h"
 #include <check.h>
@@ -24,6 +25,7 @@ struct fake {
 	int armed_when_polled;	/* polls made while armed */
 	int armed;
 	int sleep_to;		/* nonzero: a sleep lasts until this poll */
+	int yields, yields_armed;
 };
 
 static int f_reap(void *arg)
@@ -78,11 +80,19 @@ static uint64_t f_now(void *arg)
 	return ((struct fake *)arg)->now;
 }
 
+static void f_yield(void *arg)
+{
+	struct fake *f = arg;
+
+	f->yields++;
+	f->yields_armed += f->armed;
+}
+
 static const struct rpcrdma_poll_ops ops = {
-	f_reap, f_done, f_arm, f_sleep, f_now,
+	f_reap, f_done, f_arm, f_sleep, f_now, f_yield,
 };
 static const struct rpcrdma_poll_ops ops_nosleep = {
-	f_reap, f_done, f_arm, NULL, f_now,
+	f_reap, f_done, f_arm, NULL, f_now, NULL,
 };
 
 /* A waiter that learned nothing: spin budgets of 300 us or less, as every
@@ -169,6 +179,31 @@ START_TEST(no_spin)
 	ck_assert_uint_eq(st.ps_misses, 1);
 	ck_assert_uint_eq(st.ps_hits, 0);
 	ck_assert_int_eq(f.polls, 3);
+}
+END_TEST
+
+/* A spin yields the CPU once every RPCRDMA_SPIN_YIELD_EVERY empty polls;
+ * not spinning, it never yields. */
+START_TEST(yields_while_spinning)
+{
+	int sc[3 * RPCRDMA_SPIN_YIELD_EVERY + 2] = { 0 };
+	int n = 3 * RPCRDMA_SPIN_YIELD_EVERY + 2;
+	struct fake f;
+	struct rpcrdma_poll_stats st = { 0 };
+	static const int sc0[] = { 0, 0, 0, 1 };
+
+	sc[n - 1] = 1;
+	f = mk(sc, n, 1);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &fresh, 200, 0, &st), 0);
+	ck_assert_uint_eq(st.ps_empty, (uint64_t)n - 1);
+	ck_assert_int_eq(f.yields, (n - 1) / RPCRDMA_SPIN_YIELD_EVERY);
+	ck_assert_int_eq(f.yields_armed, 0);
+	ck_assert_int_eq(f.sleeps, 0);
+
+	memset(&st, 0, sizeof(st));
+	f = mk(sc0, 4, 1);
+	ck_assert_int_eq(rpcrdma_poll_wait(&ops, &f, &fresh, 0, 0, &st), 0);
+	ck_assert_int_eq(f.yields, 0);
 }
 END_TEST
 
@@ -312,6 +347,7 @@ int main(void)
 	tcase_add_test(tc, spin_hit);
 	tcase_add_test(tc, spin_miss_sleeps);
 	tcase_add_test(tc, no_spin);
+	tcase_add_test(tc, yields_while_spinning);
 	tcase_add_test(tc, race_after_arm);
 	tcase_add_test(tc, others_progress);
 	tcase_add_test(tc, deadline);
