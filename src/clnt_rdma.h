@@ -103,8 +103,8 @@ struct cr_async_ctl {
 
 /*
  * A thread waiting in cr_wait_for(): asleep on w_cond or w_wake (one is
- * set) unless it is the poller.  The poller wakes the first one when it leaves, so the role
- * passes on while anyone still waits.
+ * set) unless it is the poller.  The poller wakes the first one when it
+ * leaves, so the role passes on while anyone still waits.
  */
 struct clnt_rdma;
 struct cr_waiter {

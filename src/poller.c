@@ -1,8 +1,8 @@
 /*
  * The waiting policy of the completion model (poller.h): reap, spin for
  * a bounded time while the CQ stays empty (how long: spin.c; yielding the
- * CPU every few polls), then arm and reap once more before sleeping.  Pure logic over an ops table; no
- * verbs calls here.
+ * CPU every few polls), then arm and reap once more before sleeping.
+ * Pure logic over an ops table; no verbs calls here.
  */
 #include "config.h"
 #include <errno.h>
