@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,12 +427,20 @@ fail:
 	return -1;
 }
 
-static void disconnect_all(struct bench_ctx *cx)
+/*
+ * Every connection closed, then (@shutdown: a pair's client) the server
+ * told to leave.  Why in this order: a server that left first made the
+ * CLIENTs reconnect, and an attempt that failed while its CLIENT was
+ * destroyed was counted after --totals had read the counters.
+ */
+static void disconnect_all(struct bench_ctx *cx, bool shutdown)
 {
 	for (int s = 0; s < BS_NR; s++)
 		bench_rpc_close(cx->cx_rpc[s]);
 	bench_raw_close(cx->cx_raw_poll);
 	bench_raw_close(cx->cx_raw_event);
+	if (shutdown && bench_ctl_shutdown(cx->cx_ctl))
+		fprintf(stderr, "rpcrdma_bench: the server did not take SHUTDOWN\n");
 	bench_ctl_close(cx->cx_ctl);
 }
 
@@ -474,7 +483,7 @@ static int client(const struct bench_opts *o)
 		return 1;
 	}
 	if (connect_all(&cx)) {
-		disconnect_all(&cx);
+		disconnect_all(&cx, false);
 		return 1;
 	}
 	if (o->bo_cost)
@@ -498,9 +507,7 @@ static int client(const struct bench_opts *o)
 	}
 	if (!o->bo_quiet && isatty(2))
 		fputc('\n', stderr);
-	if (o->bo_role == BR_PAIR && bench_ctl_shutdown(cx.cx_ctl))
-		fprintf(stderr, "rpcrdma_bench: the server did not take SHUTDOWN\n");
-	disconnect_all(&cx);
+	disconnect_all(&cx, o->bo_role == BR_PAIR);
 	bench_report_derive(cells, n);
 	rc = bench_write_reports(o, cells, n);
 	if (o->bo_totals && bench_rpc_write_totals(o->bo_totals)) {
