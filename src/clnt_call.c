@@ -276,12 +276,13 @@ static enum cc_next call_post(struct cr_call *c, bool keep)
 				  c->cc_rb, &send);
 	if (rc)
 		return marshal_failed(c, rc);
-	rc = rpcrdma_xprt_send(&cr->cr_x, rq->rq_ch.qc_hdr, rq->rq_ch.qc_hdrlen,
-			       &send, &c->cc_deadline, &rq->rq_send_seq);
+	/* Returns with the lock held: the accounting below shares its hold. */
+	rc = rpcrdma_xprt_send_hold(&cr->cr_x, rq->rq_ch.qc_hdr,
+				    rq->rq_ch.qc_hdrlen, &send, &c->cc_deadline,
+				    &rq->rq_send_seq);
 	RPCRDMA_DBG("client: Call xid %#x, %zu bytes, chunks %d, reply chunk %d: %d",
 		    rq->rq_xid, rpcrdma_xdrbuf_len(&c->cc_xb),
 		    (int)rq->rq_ch.qc_kind, (int)rq->rq_ch.qc_has_reply, rc);
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	cr_ep_put(cr);
 	c->cc_held = false;
 	if (rc && (rc == -ETIMEDOUT || !cr->cr_x.rx_dead ||
@@ -346,20 +347,27 @@ enum cc_next cr_call_abandon(struct cr_call *c)
 	return CC_RETURN;
 }
 
-/* Post, then wait for the Reply (clnt_call).  Lock not held. */
+/*
+ * Post, then wait for the Reply (clnt_call).  Lock not held.  Once out
+ * of RQ_SENT the slot moves only by our hand (cr_slot_move's table), so
+ * its state is read without the lock when the wait returned without it.
+ */
 static enum cc_next send_once(struct cr_call *c)
 {
 	struct clnt_rdma *cr = c->cc_cr;
 	struct rpcrdma_req *rq = c->cc_rq;
 	enum cc_next next = call_post(c, true);
+	int rc;
 
 	if (next != CC_WAIT)
 		return next;
-	if (cr_wait_for(cr, reply_done, rq, NULL, &rq->rq_wake,
-			&c->cc_deadline))
+	rc = cr_wait_for(cr, reply_done, rq, NULL, rq, &c->cc_deadline);
+	if (rc < 0)
 		return cr_call_abandon(c);
-	next = rq->rq_state == RQ_RESEND ? CC_RESEND : CC_REPLIED;
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
+	next = __atomic_load_n(&rq->rq_state, __ATOMIC_ACQUIRE) == RQ_RESEND ?
+	       CC_RESEND : CC_REPLIED;
+	if (rc == 0)
+		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	return next;
 }
 
@@ -461,15 +469,17 @@ enum cc_next cr_call_replied(struct cr_call *c)
 	release_chunks(cr, rq, 0);
 	if (cr_reply_learn(cr, c->cc_proc, c->cc_xres, rq) && !c->cc_retried)
 		return retry_with_chunk(c);
-	if (rq->rq_state == RQ_FAILED && rq->rq_refused_chunk)
+	if (rq->rq_state == RQ_FAILED && rq->rq_refused_chunk) {
 		c->cc_st = cr_refused_chunk(cr, c->cc_proc, rq,
 					    rpcrdma_xdrbuf_len(&c->cc_xb));
-	else if (rq->rq_state == RQ_FAILED)
+	} else if (rq->rq_state == RQ_FAILED) {
 		c->cc_st = cr_set_err(cr, rq->rq_err == -EMSGSIZE ?
 				      RPC_CANTSEND : RPC_CANTRECV, rq->rq_err);
-	else
-		c->cc_st = cr_decode_reply(cr, rq, c->cc_auth, c->cc_xres,
-					   c->cc_resp);
+	} else {
+		c->cc_st = cr_decode_reply(rq, c->cc_auth, c->cc_xres,
+					   c->cc_resp, &c->cc_err);
+		c->cc_err_due = true;
+	}
 	if (c->cc_rb)
 		c->cc_rb->rb_written = rq->rq_ch.qc_ddp.dt_written;
 	return CC_RELEASE;
@@ -484,6 +494,8 @@ void cr_call_release(struct cr_call *c)
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	if (c->cc_held)
 		cr_ep_put(cr);
+	if (c->cc_err_due)
+		cr->cr_err = c->cc_err;	/* cr_put_err's, in this hold */
 	release_slot(cr, c->cc_rq);
 	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 }

@@ -249,13 +249,17 @@ static bool get_reply_fast(XDR *xdrs, struct rpc_msg *msg)
 	return false;
 }
 
-enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-			       AUTH *auth, xdrproc_t xres, void *resp)
+/*
+ * Decode the Reply into resp: its outcome, also in *e for clnt_geterr(),
+ * which the caller records when it gives the slot back (one lock hold
+ * less per call).  Lock not held.
+ */
+enum clnt_stat cr_decode_reply(struct rpcrdma_req *rq, AUTH *auth,
+			       xdrproc_t xres, void *resp, struct rpc_err *e)
 {
 	struct rpcrdma_req_chunks *ch = &rq->rq_ch;
 	struct rpcrdma_rep *rep = rq->rq_rep;
 	struct rpcrdma_xdr_dec xd;
-	struct rpc_err err;
 	struct rpc_msg msg;
 	XDR xdrs;
 	enum clnt_stat st;
@@ -275,16 +279,16 @@ enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 	msg.acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
 	if (!get_reply_fast(&xdrs, &msg) && !xdr_replymsg(&xdrs, &msg)) {
 		XDR_DESTROY(&xdrs);
-		return cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
+		return cr_fill_err(e, RPC_CANTDECODERES, EBADMSG);
 	}
-	_seterr_reply(&msg, &err);
-	st = cr_put_err(cr, &err);
+	_seterr_reply(&msg, e);
+	st = e->re_status;
 	if (st == RPC_SUCCESS) {
 		if (!AUTH_VALIDATE(auth, &msg.acpted_rply.ar_verf))
-			st = cr_set_err(cr, RPC_AUTHERROR, 0);
+			st = cr_fill_err(e, RPC_AUTHERROR, 0);
 		else if (!AUTH_UNWRAP(auth, &xdrs, xres, resp) ||
 			 rpcrdma_xdrdec_finish(&xd))
-			st = cr_set_err(cr, RPC_CANTDECODERES, EBADMSG);
+			st = cr_fill_err(e, RPC_CANTDECODERES, EBADMSG);
 	} else if (AUTH_REFRESH(auth, &msg)) {
 		/* Fresh credentials would need a resend; report as is. */
 	}

@@ -60,6 +60,7 @@ struct rpcrdma_req {
 	struct rpcrdma_rep *rq_rep;
 	size_t rq_off;			/* RPC message offset in rq_rep */
 	struct rpcrdma_wake rq_wake;	/* its blocking caller sleeps on it */
+	struct cr_waiter *rq_sleeper;	/* that caller, linked in cr_waiters */
 	char *rq_scratch;		/* XDR head/tail storage (copied when sent) */
 	char *rq_spill;			/* a Call too big for scratch, all copied */
 	uint32_t rq_spill_len;
@@ -102,19 +103,19 @@ struct cr_async_ctl {
 };
 
 /*
- * A thread waiting in cr_wait_for(): asleep on w_cond or w_wake (one is
- * set) unless it is the poller.  The poller wakes the first one when it
- * leaves, so the role passes on while anyone still waits.
+ * A thread waiting in cr_wait_for(): asleep on w_cond or on w_rq's
+ * rq_wake (one is set) unless it is the poller.  The poller wakes the
+ * first one when it leaves, so the role passes on while anyone still
+ * waits.  A Reply's waiter is unlinked by whoever moves its slot out of
+ * RQ_SENT (cr_slot_move), so that it may return without the lock.
  */
 struct clnt_rdma;
 struct cr_waiter {
 	pthread_cond_t *w_cond;		/* shared: credit waits */
-	struct rpcrdma_wake *w_wake;	/* its own: a Reply's wait */
+	struct rpcrdma_req *w_rq;	/* its own: a Reply's wait */
 	struct cr_waiter *w_next;
-	/* What it waits for (cr_wait_for's done): cr_hand_over passes it by
-	 * once it holds. */
-	int (*w_done)(struct clnt_rdma *cr, const void *ctx);
-	const void *w_ctx;
+	struct cr_waiter **w_pprev;	/* what points at it in cr_waiters */
+	int w_linked;			/* in cr_waiters (atomic read) */
 };
 
 struct clnt_rdma {
@@ -197,6 +198,8 @@ struct cr_call {
 	bool cc_held;		/* holds the endpoint (cr_ep_get) */
 	bool cc_counted;	/* in rs_calls: a Call of it was posted */
 	enum clnt_stat cc_st;	/* the outcome, once over */
+	struct rpc_err cc_err;	/* a decoded Reply's, for clnt_geterr() */
+	bool cc_err_due;	/* cc_err to record at the release */
 };
 
 void cr_call_init(struct cr_call *c, struct clnt_rdma *cr, AUTH *auth,
@@ -232,8 +235,8 @@ enum clnt_stat cr_call_too_large(struct clnt_rdma *cr, rpcproc_t proc,
 				 size_t len);
 enum clnt_stat cr_refused_chunk(struct clnt_rdma *cr, rpcproc_t proc,
 				const struct rpcrdma_req *rq, size_t call_len);
-enum clnt_stat cr_decode_reply(struct clnt_rdma *cr, struct rpcrdma_req *rq,
-			       AUTH *auth, xdrproc_t xres, void *resp);
+enum clnt_stat cr_decode_reply(struct rpcrdma_req *rq, AUTH *auth,
+			       xdrproc_t xres, void *resp, struct rpc_err *e);
 uint32_t cr_reply_bound(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 			bool ddp);
 bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
@@ -243,7 +246,7 @@ bool cr_reply_learn(struct clnt_rdma *cr, rpcproc_t proc, xdrproc_t xres,
 int cr_wait_for(struct clnt_rdma *cr,
 		int (*done)(struct clnt_rdma *cr, const void *ctx),
 		const void *ctx, pthread_cond_t *cond,
-		struct rpcrdma_wake *wake, const struct timespec *deadline);
+		struct rpcrdma_req *rq, const struct timespec *deadline);
 int cr_reap(struct clnt_rdma *cr);
 int cr_reap_gone(struct clnt_rdma *cr);
 void cr_reap_wait(void *arg);
@@ -281,6 +284,8 @@ void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 struct rpcrdma_req *cr_slot_find(struct clnt_rdma *cr, uint32_t xid);
 void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq);
 void cr_fail_all(struct clnt_rdma *cr, int err);
+void cr_waiter_link(struct clnt_rdma *cr, struct cr_waiter *w);
+void cr_waiter_unlink(struct clnt_rdma *cr, struct cr_waiter *w);
 bool cr_can_reconnect(const struct clnt_rdma *cr);
 int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
 		      const struct timespec *deadline);
@@ -289,6 +294,7 @@ void cr_ep_get(struct clnt_rdma *cr);
 void cr_ep_put(struct clnt_rdma *cr);
 enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e);
 enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err);
+enum clnt_stat cr_fill_err(struct rpc_err *e, enum clnt_stat st, int err);
 void cr_async_kick(struct clnt_rdma *cr);
 
 /* clnt_async.c, clnt_async_drive.c (clnt_rdma.c and clnt_reconnect.c call

@@ -112,6 +112,10 @@ void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 			 (from == RQ_ABANDONED) + (to == RQ_ABANDONED),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&rq->rq_state, to, __ATOMIC_RELEASE);
+	/* Its caller sleeps for this: unlinked here, after the state, so
+	 * that it may return without taking the lock (cr_wait_for). */
+	if (rq->rq_sleeper && from == RQ_SENT && to != RQ_SENT)
+		cr_waiter_unlink(cr, rq->rq_sleeper);
 	if (rq->rq_async && from == RQ_SENT &&
 	    (to == RQ_REPLIED || to == RQ_FAILED || to == RQ_RESEND))
 		async_ready(cr, rq);
@@ -119,6 +123,35 @@ void cr_slot_move(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		 __atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
 		cr_async_kick(cr);	/* a credit for a waiting call, or every
 					 * credit abandoned: it recovers them */
+}
+
+/* A waiter into cr_waiters, first, lock held (cr_wait_for). */
+void cr_waiter_link(struct clnt_rdma *cr, struct cr_waiter *w)
+{
+	w->w_next = cr->cr_waiters;
+	if (w->w_next)
+		w->w_next->w_pprev = &w->w_next;
+	w->w_pprev = &cr->cr_waiters;
+	cr->cr_waiters = w;
+	if (w->w_rq)
+		w->w_rq->rq_sleeper = w;
+	__atomic_store_n(&w->w_linked, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A waiter out of cr_waiters, lock held.  w_linked is its last store,
+ * with release: a waiter that reads it 0 without the lock may return,
+ * and its record (on its stack) is not touched again.
+ */
+void cr_waiter_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
+{
+	(void)cr;
+	*w->w_pprev = w->w_next;
+	if (w->w_next)
+		w->w_next->w_pprev = w->w_pprev;
+	if (w->w_rq)
+		w->w_rq->rq_sleeper = NULL;
+	__atomic_store_n(&w->w_linked, 0, __ATOMIC_RELEASE);
 }
 
 /* An xid's low bits are its slot (take_slot): O(1), no scan. */
@@ -266,12 +299,19 @@ enum clnt_stat cr_put_err(struct clnt_rdma *cr, const struct rpc_err *e)
 	return e->re_status;
 }
 
+/* An outcome with no more to it than a status and an errno. */
+enum clnt_stat cr_fill_err(struct rpc_err *e, enum clnt_stat st, int err)
+{
+	memset(e, 0, sizeof(*e));
+	e->re_status = st;
+	e->re_errno = err < 0 ? -err : err;
+	return st;
+}
+
 enum clnt_stat cr_set_err(struct clnt_rdma *cr, enum clnt_stat st, int err)
 {
 	struct rpc_err e;
 
-	memset(&e, 0, sizeof(e));
-	e.re_status = st;
-	e.re_errno = err < 0 ? -err : err;
+	cr_fill_err(&e, st, err);
 	return cr_put_err(cr, &e);
 }

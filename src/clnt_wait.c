@@ -263,35 +263,20 @@ static const struct rpcrdma_poll_ops cr_poll_ops = {
 	.po_yield = rpcrdma_poll_yield,
 };
 
-static void cr_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
-{
-	struct cr_waiter **pp;
-
-	for (pp = &cr->cr_waiters; *pp; pp = &(*pp)->w_next)
-		if (*pp == w) {
-			*pp = w->w_next;
-			return;
-		}
-}
-
 /*
- * The poller role is free: wake a sleeper to take it, lock held.  Not
- * one whose Reply was handed to it already (signalled on its own
- * rq_cond): it is woken for that anyway and would only pass the role
- * on, one more wake-up in the chain.  A credit waiter may be passed by
- * only when signalled, which its shared condition does not tell.
+ * The poller role is free: wake a sleeper to take it, lock held.  Every
+ * one linked still waits: a Reply's waiter whose Reply came was unlinked
+ * when its slot left RQ_SENT (cr_slot_move), so the role never goes to
+ * one that would only pass it on, one more wake-up in the chain.  A
+ * credit waiter may be passed by only when signalled, which its shared
+ * condition does not tell.
  */
 void cr_hand_over(struct clnt_rdma *cr)
 {
-	struct cr_waiter *w = NULL;
+	struct cr_waiter *w = cr->cr_polling ? NULL : cr->cr_waiters;
 
-	if (!cr->cr_polling)
-		for (w = cr->cr_waiters; w; w = w->w_next)
-			if (w->w_cond == &cr->cr_credit_cond ||
-			    !w->w_done(cr, w->w_ctx))
-				break;
-	if (w && w->w_wake)
-		rpcrdma_wake_post(w->w_wake);
+	if (w && w->w_rq)
+		rpcrdma_wake_post(&w->w_rq->rq_wake);
 	else if (w)
 		pthread_cond_signal(w->w_cond);
 	/* Nobody polls: whoever drives asynchronous calls must, and arm
@@ -322,29 +307,33 @@ static uint64_t to_ns(const struct timespec *ts)
  * Wait, lock held, until done() holds: as the poller if nobody polls
  * (reaping the CQ, spinning as long as cr_spin learned, at most
  * ro_busy_poll_us, or busy_poll_alone_us for a lone call: cr_spin_bound;
- * then sleeping on the
- * channel), else asleep on cond (shared) or wake (its own: a Reply's)
- * until a Reply, a credit or the role is handed over.  0, or -ETIMEDOUT
- * at the deadline.
+ * then sleeping on the channel), else asleep on cond (shared) or on
+ * rq's rq_wake (its own: a Reply's) until a Reply, a credit or the role
+ * is handed over.  0, lock held; -ETIMEDOUT at the deadline, lock held;
+ * or, waiting for rq only, 1: done, lock not held.
+ *
+ * Why 1: a caller woken for its Reply was unlinked by the poller that
+ * handed it over (cr_slot_move), so it has nothing left to do under the
+ * lock; taking it back, just as the poller takes it for the next Reply,
+ * was the most contended hold of a call, and made the unlock after it a
+ * futex call.
  */
 int cr_wait_for(struct clnt_rdma *cr,
 		       int (*done)(struct clnt_rdma *cr, const void *ctx),
 		       const void *ctx, pthread_cond_t *cond,
-		       struct rpcrdma_wake *wake,
+		       struct rpcrdma_req *rq,
 		       const struct timespec *deadline)
 {
 	struct cr_poll_arg pa = { cr, done, ctx };
-	struct cr_waiter me = { cond, wake, NULL, done, ctx };
+	struct cr_waiter me = { .w_cond = cond, .w_rq = rq };
 	struct rpcrdma_poll_stats ps;
 	uint32_t spin_us;
-	int rc = 0, linked = 0;
+	int rc = 0;
 
 	while (!done(cr, ctx)) {
 		if (!cr->cr_polling) {
-			if (linked) {
-				cr_unlink(cr, &me);
-				linked = 0;
-			}
+			if (me.w_linked)
+				cr_waiter_unlink(cr, &me);
 			spin_us = cr_spin_bound(cr);
 			cr->cr_polling = 1;
 			pthread_mutex_unlock(&cr->cr_x.rx_lock);
@@ -360,20 +349,24 @@ int cr_wait_for(struct clnt_rdma *cr,
 				cr_fail_all(cr, rc);
 			continue;
 		}
-		if (!linked) {
-			me.w_next = cr->cr_waiters;
-			cr->cr_waiters = &me;
-			linked = 1;
+		if (!me.w_linked)
+			cr_waiter_link(cr, &me);
+		if (rq) {
+			rc = rpcrdma_wake_sleep(&rq->rq_wake,
+						&cr->cr_x.rx_lock, deadline);
+			if (!__atomic_load_n(&me.w_linked, __ATOMIC_ACQUIRE))
+				return 1;	/* its Reply, handed over */
+			pthread_mutex_lock(&cr->cr_x.rx_lock);
+		} else {
+			rc = -pthread_cond_timedwait(cond, &cr->cr_x.rx_lock,
+						     deadline);
 		}
-		if ((wake ? -rpcrdma_wake_wait(wake, &cr->cr_x.rx_lock, deadline) :
-		     pthread_cond_timedwait(cond, &cr->cr_x.rx_lock, deadline)) ==
-		    ETIMEDOUT && !done(cr, ctx)) {
-			rc = -ETIMEDOUT;
+		if (rc == -ETIMEDOUT && !done(cr, ctx))
 			break;
-		}
+		rc = 0;
 	}
-	if (linked)
-		cr_unlink(cr, &me);
+	if (me.w_linked)
+		cr_waiter_unlink(cr, &me);
 	cr_hand_over(cr);
 	return done(cr, ctx) ? 0 : rc ? rc : -ETIMEDOUT;
 }

@@ -320,12 +320,12 @@ static void post_failed(struct rpcrdma_xprt *x, int *const *rcps,
 
 /*
  * Post every Send waiting, oldest first: both locks held on entry,
- * neither on return.  rx_post_lock is let go under rx_lock once nothing
- * is left: a sender that queues after that finds it free, one that
- * queued before was posted here, so no Send is left behind
- * (rpcrdma_xprt_send_chain).
+ * neither on return (rx_lock still, with @hold).  rx_post_lock is let
+ * go under rx_lock once nothing is left: a sender that queues after that
+ * finds it free, one that queued before was posted here, so no Send is
+ * left behind (send_chain).
  */
-static void post_pending(struct rpcrdma_xprt *x)
+static void post_pending(struct rpcrdma_xprt *x, bool hold)
 {
 	struct rpcrdma_sendctx *run[RPCRDMA_POST_RUN];
 	int *rcps[RPCRDMA_POST_RUN];
@@ -343,7 +343,8 @@ static void post_pending(struct rpcrdma_xprt *x)
 		pthread_mutex_lock(&x->rx_lock);
 	}
 	pthread_mutex_unlock(&x->rx_post_lock);
-	pthread_mutex_unlock(&x->rx_lock);
+	if (!hold)
+		pthread_mutex_unlock(&x->rx_lock);
 }
 
 /*
@@ -409,30 +410,20 @@ static void probe_send(struct rpcrdma_xprt *x, const void *hdr,
  * before reusing that memory.  With rel, such a Send queues rel to run
  * once it has completed instead (*seqp stays 0, *queuedp is set), unless
  * the queue is full: then the caller waits as without rel.
+ *
+ * With pre (transport.h), the Writes it carries are posted in front of
+ * the Send, in one post.  The Send is then signaled and seen as
+ * gathering memory the caller owns (the Writes'), so rel is queued for
+ * it, or *seqp is set, as above; and a post that fails keeps the same
+ * promise (the chain may be posted in part).  With @hold, rx_lock is
+ * held on return, whatever the outcome; else not.
  */
-int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
-			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
-			    const struct timespec *deadline,
-			    const struct rpcrdma_release *rel,
-			    uint64_t *seqp, int *queuedp)
-{
-	return rpcrdma_xprt_send_chain(x, hdr, hdrlen, xb, deadline, rel, NULL,
-				       seqp, queuedp);
-}
-
-/*
- * rpcrdma_xprt_send_owned(), with pre (transport.h): the Writes it
- * carries posted in front of the Send, in one post.  The Send is then
- * signaled and seen as gathering memory the caller owns (the Writes'),
- * so rel is queued for it, or *seqp is set, as above; and a post that
- * fails keeps the same promise (the chain may be posted in part).
- */
-int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
-			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
-			    const struct timespec *deadline,
-			    const struct rpcrdma_release *rel,
-			    const struct rpcrdma_send_pre *pre,
-			    uint64_t *seqp, int *queuedp)
+static int send_chain(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
+		      const struct rpcrdma_xdr_buf *xb,
+		      const struct timespec *deadline,
+		      const struct rpcrdma_release *rel,
+		      const struct rpcrdma_send_pre *pre,
+		      uint64_t *seqp, int *queuedp, bool hold)
 {
 	enum rpcrdma_strategy forced;
 	struct rpcrdma_send_limits sl;
@@ -446,8 +437,11 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 	*seqp = 0;
 	*queuedp = 0;
 	idx = get_sendctx(x, deadline);		/* rx_lock, on success */
-	if (idx < 0)
+	if (idx < 0) {
+		if (hold)
+			pthread_mutex_lock(&x->rx_lock);
 		return idx;
+	}
 	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	send_limits(x, &sl);
 	/* Why no inline Send With Invalidate: siw's provider refuses it
@@ -508,32 +502,56 @@ int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
 	foreign = sw.sw_type == RPCRDMA_NOCH_MAPPED || pre;
 	queue_send(x, sc, &sw, pre, foreign ? &my_rc : NULL);
 	if (!pthread_mutex_trylock(&x->rx_post_lock)) {
-		post_pending(x);
+		post_pending(x, hold);
+	} else if (!foreign) {
+		if (!hold)
+			pthread_mutex_unlock(&x->rx_lock);
+		return 0;
 	} else {
 		pthread_mutex_unlock(&x->rx_lock);
-		if (!foreign)
-			return 0;
 		pthread_mutex_lock(&x->rx_post_lock);
 		pthread_mutex_lock(&x->rx_lock);
-		post_pending(x);
+		post_pending(x, hold);
 	}
 	/* Set by whoever posted it, before rx_post_lock was let go. */
 	return foreign ? my_rc : 0;
 
 out_unget:
 	rpcrdma_sendctx_unget(&x->rx_ring, (unsigned)idx);
-	pthread_mutex_unlock(&x->rx_lock);
+	if (!hold)
+		pthread_mutex_unlock(&x->rx_lock);
 	return rc;
 }
 
-int rpcrdma_xprt_send(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
-		      const struct rpcrdma_xdr_buf *xb,
-		      const struct timespec *deadline, uint64_t *seqp)
+int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
+			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			    const struct timespec *deadline,
+			    const struct rpcrdma_release *rel,
+			    uint64_t *seqp, int *queuedp)
+{
+	return send_chain(x, hdr, hdrlen, xb, deadline, rel, NULL, seqp,
+			  queuedp, false);
+}
+
+int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,
+			    size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			    const struct timespec *deadline,
+			    const struct rpcrdma_release *rel,
+			    const struct rpcrdma_send_pre *pre,
+			    uint64_t *seqp, int *queuedp)
+{
+	return send_chain(x, hdr, hdrlen, xb, deadline, rel, pre, seqp,
+			  queuedp, false);
+}
+
+int rpcrdma_xprt_send_hold(struct rpcrdma_xprt *x, const void *hdr,
+			   size_t hdrlen, const struct rpcrdma_xdr_buf *xb,
+			   const struct timespec *deadline, uint64_t *seqp)
 {
 	int queued;
 
-	return rpcrdma_xprt_send_owned(x, hdr, hdrlen, xb, deadline, NULL,
-				       seqp, &queued);
+	return send_chain(x, hdr, hdrlen, xb, deadline, NULL, NULL, seqp,
+			  &queued, true);
 }
 
 /*

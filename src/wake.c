@@ -1,8 +1,8 @@
 /*
  * One-sleeper wake-ups over a semaphore (wake.h): posting costs a system
  * call only when the thread sleeps, and the woken thread takes its mutex
- * as any locker does, so an unlock later pays a futex call only for a
- * real contender.
+ * back, if it needs it, as any locker does, so an unlock later pays a
+ * futex call only for a real contender.
  */
 #define _GNU_SOURCE	/* sem_clockwait */
 #include "config.h"
@@ -31,8 +31,8 @@ void rpcrdma_wake_post(struct rpcrdma_wake *wk)
 	sem_post(&wk->wk_sem);
 }
 
-int rpcrdma_wake_wait(struct rpcrdma_wake *wk, pthread_mutex_t *lock,
-		      const struct timespec *deadline)
+int rpcrdma_wake_sleep(struct rpcrdma_wake *wk, pthread_mutex_t *lock,
+		       const struct timespec *deadline)
 {
 	int rc;
 
@@ -40,9 +40,7 @@ int rpcrdma_wake_wait(struct rpcrdma_wake *wk, pthread_mutex_t *lock,
 	do
 		rc = sem_clockwait(&wk->wk_sem, CLOCK_MONOTONIC, deadline);
 	while (rc && errno == EINTR);
-	rc = rc ? -errno : 0;
-	pthread_mutex_lock(lock);
-	return rc;
+	return rc ? -errno : 0;
 }
 
 void rpcrdma_wake_reset(struct rpcrdma_wake *wk)

@@ -25,12 +25,13 @@ void rpcrdma_wake_fini(struct rpcrdma_wake *wk);
 void rpcrdma_wake_post(struct rpcrdma_wake *wk);
 
 /*
- * Drop @lock, sleep until a wake or the CLOCK_MONOTONIC @deadline, take
- * @lock again.  0, or -ETIMEDOUT.  A wake may be stale (posted for an
- * earlier wait): callers test what they wait for and wait again.
+ * Drop @lock, sleep until a wake or the CLOCK_MONOTONIC @deadline; the
+ * lock is not taken back (a caller whose wait is over may not need it).
+ * 0, or -ETIMEDOUT.  A wake may be stale (posted for an earlier wait):
+ * callers test what they wait for and wait again.
  */
-int rpcrdma_wake_wait(struct rpcrdma_wake *wk, pthread_mutex_t *lock,
-		      const struct timespec *deadline);
+int rpcrdma_wake_sleep(struct rpcrdma_wake *wk, pthread_mutex_t *lock,
+		       const struct timespec *deadline);
 
 /* Forget stale wakes (a slot taken for a new call).  No system call. */
 void rpcrdma_wake_reset(struct rpcrdma_wake *wk);

@@ -1,6 +1,6 @@
 /*
  * Unit test: one-sleeper wake-ups (wake.c): a wake posted before the
- * wait is not lost, a wait ends at its deadline with the lock held, a
+ * wait is not lost, a wait ends at its deadline with the lock dropped, a
  * sleeping thread is woken, repeated wakes stay one, and a reset forgets
  * them.
  */
@@ -22,10 +22,10 @@ static void in_ms(struct timespec *ts, long ms)
 	ts->tv_nsec %= 1000000000L;
 }
 
-/* The lock is held again on return: trylock from this thread fails. */
-static void assert_held(void)
+/* The lock was dropped and not taken back: trylock succeeds (and holds). */
+static void assert_dropped(void)
 {
-	ck_assert_int_eq(pthread_mutex_trylock(&lock), EBUSY);
+	ck_assert_int_eq(pthread_mutex_trylock(&lock), 0);
 }
 
 START_TEST(posted_first)
@@ -37,12 +37,12 @@ START_TEST(posted_first)
 	rpcrdma_wake_post(&wk);
 	pthread_mutex_lock(&lock);
 	in_ms(&dl, 5000);
-	ck_assert_int_eq(rpcrdma_wake_wait(&wk, &lock, &dl), 0);
-	assert_held();
+	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), 0);
+	assert_dropped();
 	/* Consumed: the next wait times out. */
 	in_ms(&dl, 20);
-	ck_assert_int_eq(rpcrdma_wake_wait(&wk, &lock, &dl), -ETIMEDOUT);
-	assert_held();
+	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), -ETIMEDOUT);
+	assert_dropped();
 	pthread_mutex_unlock(&lock);
 	rpcrdma_wake_fini(&wk);
 }
@@ -56,8 +56,8 @@ START_TEST(deadline)
 	ck_assert_int_eq(rpcrdma_wake_init(&wk), 0);
 	pthread_mutex_lock(&lock);
 	in_ms(&dl, 50);
-	ck_assert_int_eq(rpcrdma_wake_wait(&wk, &lock, &dl), -ETIMEDOUT);
-	assert_held();
+	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), -ETIMEDOUT);
+	assert_dropped();
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ck_assert(now.tv_sec > dl.tv_sec ||
 		  (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec));
@@ -81,8 +81,10 @@ static void *sleep_main(void *arg)
 	in_ms(&dl, 10000);
 	pthread_mutex_lock(&lock);
 	s->asleep = 1;
-	while (!s->done && !s->rc)
-		s->rc = rpcrdma_wake_wait(&s->wk, &lock, &dl);
+	while (!s->done && !s->rc) {
+		s->rc = rpcrdma_wake_sleep(&s->wk, &lock, &dl);
+		pthread_mutex_lock(&lock);
+	}
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
@@ -127,7 +129,8 @@ START_TEST(repeats_and_reset)
 	rpcrdma_wake_reset(&wk);
 	pthread_mutex_lock(&lock);
 	in_ms(&dl, 20);
-	ck_assert_int_eq(rpcrdma_wake_wait(&wk, &lock, &dl), -ETIMEDOUT);
+	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), -ETIMEDOUT);
+	assert_dropped();
 	pthread_mutex_unlock(&lock);
 	rpcrdma_wake_fini(&wk);
 }
