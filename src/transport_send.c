@@ -529,8 +529,8 @@ int rpcrdma_xprt_send_owned(struct rpcrdma_xprt *x, const void *hdr,
 			    const struct rpcrdma_release *rel,
 			    uint64_t *seqp, int *queuedp)
 {
-	return send_chain(x, hdr, hdrlen, xb, deadline, rel, NULL, seqp,
-			  queuedp, false);
+	return rpcrdma_xprt_send_chain(x, hdr, hdrlen, xb, deadline, rel, NULL,
+				       seqp, queuedp);
 }
 
 int rpcrdma_xprt_send_chain(struct rpcrdma_xprt *x, const void *hdr,

@@ -28,22 +28,27 @@ static void assert_dropped(void)
 	ck_assert_int_eq(pthread_mutex_trylock(&lock), 0);
 }
 
+/* One sleep of at most @ms ends with @want, the lock left dropped. */
+static void sleep_ends(struct rpcrdma_wake *wk, long ms, int want)
+{
+	struct timespec dl;
+
+	pthread_mutex_lock(&lock);
+	in_ms(&dl, ms);
+	ck_assert_int_eq(rpcrdma_wake_sleep(wk, &lock, &dl), want);
+	assert_dropped();
+	pthread_mutex_unlock(&lock);
+}
+
 START_TEST(posted_first)
 {
 	struct rpcrdma_wake wk;
-	struct timespec dl;
 
 	ck_assert_int_eq(rpcrdma_wake_init(&wk), 0);
 	rpcrdma_wake_post(&wk);
-	pthread_mutex_lock(&lock);
-	in_ms(&dl, 5000);
-	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), 0);
-	assert_dropped();
+	sleep_ends(&wk, 5000, 0);
 	/* Consumed: the next wait times out. */
-	in_ms(&dl, 20);
-	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), -ETIMEDOUT);
-	assert_dropped();
-	pthread_mutex_unlock(&lock);
+	sleep_ends(&wk, 20, -ETIMEDOUT);
 	rpcrdma_wake_fini(&wk);
 }
 END_TEST
@@ -117,7 +122,6 @@ END_TEST
 START_TEST(repeats_and_reset)
 {
 	struct rpcrdma_wake wk;
-	struct timespec dl;
 	int n;
 
 	ck_assert_int_eq(rpcrdma_wake_init(&wk), 0);
@@ -127,11 +131,7 @@ START_TEST(repeats_and_reset)
 	ck_assert_int_eq(sem_getvalue(&wk.wk_sem, &n), 0);
 	ck_assert_int_eq(n, 1);
 	rpcrdma_wake_reset(&wk);
-	pthread_mutex_lock(&lock);
-	in_ms(&dl, 20);
-	ck_assert_int_eq(rpcrdma_wake_sleep(&wk, &lock, &dl), -ETIMEDOUT);
-	assert_dropped();
-	pthread_mutex_unlock(&lock);
+	sleep_ends(&wk, 20, -ETIMEDOUT);
 	rpcrdma_wake_fini(&wk);
 }
 END_TEST
