@@ -51,16 +51,26 @@ static int credit_done(struct clnt_rdma *cr, const void *ctx)
 		cr->cr_nslots);
 }
 
-/*
- * A credit and a slot for a new call, lock held; the caller then holds
- * the endpoint (cr_ep_get) until its Call is posted.  Where the client
- * reconnects, a lost connection is waited for (a round that gave up
- * starts again); else its error is returned.
- */
-static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
-		     bool wait, struct cr_async *async, struct rpcrdma_req **rqp)
+/* A waiting call (ctx, its struct cr_credit_wait) may take one: it is
+ * first in the queue, or the connection failed (take_credit sees to it). */
+static int credit_turn(struct clnt_rdma *cr, const void *ctx)
 {
-	uint32_t i, mask = cr->cr_nslots - 1;
+	return credit_done(cr, NULL) &&
+	       (__atomic_load_n(&cr->cr_x.rx_dead, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&cr->cr_credit_q, __ATOMIC_RELAXED) == ctx);
+}
+
+/*
+ * A credit for a new call, lock held: 0, or why not.  Where the client
+ * reconnects, a lost connection is waited for (a round that gave up
+ * starts again); else its error is returned.  A blocking call that must
+ * wait joins the queue (*queued) and keeps its place until take_slot
+ * takes it out; an asynchronous one (!wait) is told -EAGAIN and tries
+ * again when its driver is kicked.
+ */
+static int take_credit(struct clnt_rdma *cr, const struct timespec *deadline,
+		       bool wait, struct cr_credit_wait *me, bool *queued)
+{
 	int rc;
 
 	for (;;) {
@@ -75,8 +85,9 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 				return rc;
 			continue;
 		}
-		if (credit_done(cr, NULL))
-			break;
+		if (credit_done(cr, NULL) &&
+		    (!wait || !cr->cr_credit_q || cr->cr_credit_q == me))
+			return 0;
 		if (cr_can_reconnect(cr) && cr->cr_abandoned &&
 		    cr->cr_abandoned >= cr->cr_credits) {
 			/* Every credit is held by a call its caller gave up
@@ -89,17 +100,29 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 		/* Replies free credits; someone must reap them, maybe us. */
 		if (!wait)
 			return -EAGAIN;	/* counted once by the caller */
-		cr->cr_x.rx_stats.rs_credit_waits++;
-		if (cr_wait_for(cr, credit_done, NULL, &cr->cr_credit_cond,
-				NULL, deadline))
+		if (!*queued) {
+			rpcrdma_cond_init(&me->cw_cond);
+			cr_credit_enqueue(cr, me);
+			*queued = true;
+			cr->cr_x.rx_stats.rs_credit_waits++;	/* once a call */
+		}
+		if (cr_wait_for(cr, credit_turn, me, &me->cw_cond, NULL,
+				deadline))
 			return -ETIMEDOUT;
 	}
-	/*
-	 * The lowest free slot: a slot's memory (its Reply chunk window on
-	 * rxe pins its Reply buffer once used) is reused before another's
-	 * is touched, so a handle pins what its concurrency needs, not all
-	 * its slots.
-	 */
+}
+
+/*
+ * The lowest free slot for a call that holds a credit, lock held: a
+ * slot's memory (its Reply chunk window on rxe pins its Reply buffer once
+ * used) is reused before another's is touched, so a handle pins what its
+ * concurrency needs, not all its slots.
+ */
+static int take_free_slot(struct clnt_rdma *cr, struct cr_async *async,
+			  struct rpcrdma_req **rqp)
+{
+	uint32_t i, mask = cr->cr_nslots - 1;
+
 	for (i = 0; i < cr->cr_nslots; i++)
 		if (cr->cr_reqs[i].rq_state == RQ_FREE)
 			break;
@@ -117,6 +140,32 @@ static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
 	cr_slot_move(cr, *rqp, RQ_SENT);
 	cr_ep_get(cr);
 	return 0;
+}
+
+/*
+ * A credit and a slot for a new call, lock held; the caller then holds
+ * the endpoint (cr_ep_get) until its Call is posted.
+ */
+static int take_slot(struct clnt_rdma *cr, const struct timespec *deadline,
+		     bool wait, struct cr_async *async, struct rpcrdma_req **rqp)
+{
+	struct cr_credit_wait me;
+	bool queued = false;
+	int rc;
+
+	rc = take_credit(cr, deadline, wait, &me, &queued);
+	if (!rc)
+		rc = take_free_slot(cr, async, rqp);
+	if (queued) {
+		cr_credit_dequeue(cr, &me);
+		pthread_cond_destroy(&me.cw_cond);
+		/* Once its own is taken, another credit may still be free (a
+		 * larger grant, or this call gave up): the next looks.  Not
+		 * before: it would only wake to find none. */
+		if (cr->cr_credit_q && credit_done(cr, NULL))
+			cr_credit_signal(cr, cr->cr_credit_q);
+	}
+	return rc;
 }
 
 /*
@@ -167,7 +216,7 @@ static void release_slot(struct clnt_rdma *cr, struct rpcrdma_req *rq)
 	rq->rq_rep = NULL;
 	rq->rq_async = NULL;
 	cr_slot_move(cr, rq, RQ_FREE);
-	pthread_cond_signal(&cr->cr_credit_cond);
+	cr_credit_freed(cr);
 }
 
 /*
@@ -402,7 +451,7 @@ enum cc_next cr_call_resend_try(struct cr_call *c, bool wait)
 		/* It never went again: it holds no credit. */
 		rq->rq_async = NULL;
 		cr_slot_move(cr, rq, RQ_FREE);
-		pthread_cond_signal(&cr->cr_credit_cond);
+		cr_credit_freed(cr);
 		pthread_mutex_unlock(&cr->cr_x.rx_lock);
 		cr_trim_spill(rq);
 		c->cc_st = cr_set_err(cr, rc == -ETIMEDOUT ? RPC_TIMEDOUT :

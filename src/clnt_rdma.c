@@ -199,6 +199,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 		goto out_nomem;
 	cr->cr_stopfd = -1;
 	cr->cr_kickfd = -1;
+	cr->cr_creditfd = -1;
 	cr->cr_async.ac_evfd = cr->cr_async.ac_timerfd = -1;
 	cr->cr_async.ac_epfd = -1;
 	cr->cr_async.ac_ready_tail = &cr->cr_async.ac_ready;

@@ -111,12 +111,28 @@ struct cr_async_ctl {
  */
 struct clnt_rdma;
 struct cr_waiter {
-	pthread_cond_t *w_cond;		/* shared: credit waits */
+	pthread_cond_t *w_cond;		/* credit waits (cr_credit_wait's) */
 	struct rpcrdma_req *w_rq;	/* its own: a Reply's wait */
 	struct cr_waiter *w_next;
 	struct cr_waiter **w_pprev;	/* what points at it in cr_waiters */
 	int w_linked;			/* in cr_waiters (atomic read) */
 };
+
+/*
+ * A blocking call waiting for a credit (take_slot), in arrival order in
+ * cr_credit_q: a credit that frees goes to the first, woken on its own
+ * condition, and a new call waits behind the queue even when a credit is
+ * free.  Why: a caller that never sleeps (its Reply came while it
+ * polled) took the credit each time it returned and called again, so at
+ * 128 blocking callers on 32 credits a few ran while the others waited
+ * for hundreds of milliseconds.
+ */
+struct cr_credit_wait {
+	pthread_cond_t cw_cond;
+	struct cr_credit_wait *cw_next;
+};
+
+#define CR_RESEND_SLEEPER	((const void *)1)
 
 struct clnt_rdma {
 	CLIENT cr_clnt;
@@ -126,7 +142,15 @@ struct clnt_rdma {
 	uint32_t cr_xid;
 	uint32_t cr_credits;		/* calls we may have in flight now */
 	uint32_t cr_inflight;		/* slots holding a credit (cr_slot_move) */
-	pthread_cond_t cr_credit_cond;
+	pthread_cond_t cr_credit_cond;	/* calls going again (RQ_RESEND) */
+	struct cr_credit_wait *cr_credit_q;	/* new calls, first to come first */
+	struct cr_credit_wait **cr_credit_qtail;
+	/* eventfd: a credit freed while a credit waiter, as the poller,
+	 * sleeps on the channel, which no completion would tell it
+	 * (cr_credit_kick).  The sleeper (atomic): its cr_credit_wait, or
+	 * CR_RESEND_SLEEPER for a call going again. */
+	int cr_creditfd;
+	const void *cr_credit_sleeper;
 	struct rpcrdma_req *cr_reqs;
 	uint32_t cr_nslots;		/* cr_reqs: a power of two >= credits */
 	int cr_polling;			/* a waiter is reaping the CQ */
@@ -286,6 +310,11 @@ void cr_free_abandoned(struct clnt_rdma *cr, struct rpcrdma_req *rq);
 void cr_fail_all(struct clnt_rdma *cr, int err);
 void cr_waiter_link(struct clnt_rdma *cr, struct cr_waiter *w);
 void cr_waiter_unlink(struct clnt_rdma *cr, struct cr_waiter *w);
+void cr_credit_enqueue(struct clnt_rdma *cr, struct cr_credit_wait *cw);
+void cr_credit_dequeue(struct clnt_rdma *cr, struct cr_credit_wait *cw);
+void cr_credit_freed(struct clnt_rdma *cr);
+void cr_credit_wake_all(struct clnt_rdma *cr);
+void cr_credit_signal(struct clnt_rdma *cr, struct cr_credit_wait *cw);
 bool cr_can_reconnect(const struct clnt_rdma *cr);
 int cr_wait_connected(struct clnt_rdma *cr, bool new_round,
 		      const struct timespec *deadline);

@@ -162,7 +162,7 @@ static int cr_reconnect(struct clnt_rdma *cr)
 	cr->cr_polling = 0;
 	cr_hand_over(cr);
 	pthread_cond_broadcast(&cr->cr_conn_cond);
-	pthread_cond_broadcast(&cr->cr_credit_cond);
+	cr_credit_wake_all(cr);
 	if (cr->cr_async.ac_live)
 		cr_async_kick(cr);	/* their calls go again, or fail */
 	pthread_mutex_unlock(&x->rx_lock);

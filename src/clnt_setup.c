@@ -60,6 +60,8 @@ void cr_free(struct clnt_rdma *cr)
 		close(cr->cr_stopfd);
 	if (cr->cr_kickfd >= 0)
 		close(cr->cr_kickfd);
+	if (cr->cr_creditfd >= 0)
+		close(cr->cr_creditfd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
 	pthread_cond_destroy(&cr->cr_conn_cond);
 	/* A PD still in use means registrations leaked (memory pinned for
@@ -183,6 +185,7 @@ int cr_setup(struct clnt_rdma *cr, const char *host, const char *port)
 	uint32_t i, reply_cap = 0;
 
 	rpcrdma_cond_init(&cr->cr_credit_cond);
+	cr->cr_credit_qtail = &cr->cr_credit_q;
 	rpcrdma_cond_init(&cr->cr_conn_cond);
 	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)
 		cr->cr_nslots <<= 1;
@@ -216,10 +219,11 @@ int cr_setup(struct clnt_rdma *cr, const char *host, const char *port)
 	}
 	cr->cr_stopfd = eventfd(0, EFD_CLOEXEC);
 	cr->cr_kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	cr->cr_creditfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	cr->cr_host = strdup(host);
 	cr->cr_port = strdup(port);
-	if (cr->cr_stopfd < 0 || cr->cr_kickfd < 0 || !cr->cr_host ||
-	    !cr->cr_port)
+	if (cr->cr_stopfd < 0 || cr->cr_kickfd < 0 || cr->cr_creditfd < 0 ||
+	    !cr->cr_host || !cr->cr_port)
 		return -ENOMEM;
 	cr->cr_credits = 1;	/* one call until the first grant */
 	cr->cr_xid = initial_xid();

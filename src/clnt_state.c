@@ -154,6 +154,81 @@ void cr_waiter_unlink(struct clnt_rdma *cr, struct cr_waiter *w)
 	__atomic_store_n(&w->w_linked, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * ---- credit waiters, in arrival order (struct cr_credit_wait) ----------
+ * The queue's links are stored atomically: the poller reads its head
+ * unlocked (credit_turn, clnt_call.c).  Lock held for all of these.
+ */
+void cr_credit_enqueue(struct clnt_rdma *cr, struct cr_credit_wait *cw)
+{
+	cw->cw_next = NULL;
+	__atomic_store_n(cr->cr_credit_qtail, cw, __ATOMIC_RELAXED);
+	cr->cr_credit_qtail = &cw->cw_next;
+}
+
+/* Out of the queue, wherever it is (a waiter that timed out: a walk). */
+void cr_credit_dequeue(struct clnt_rdma *cr, struct cr_credit_wait *cw)
+{
+	struct cr_credit_wait **pp;
+
+	for (pp = &cr->cr_credit_q; *pp; pp = &(*pp)->cw_next) {
+		if (*pp != cw)
+			continue;
+		__atomic_store_n(pp, cw->cw_next, __ATOMIC_RELAXED);
+		if (cr->cr_credit_qtail == &cw->cw_next)
+			cr->cr_credit_qtail = pp;
+		return;
+	}
+}
+
+/*
+ * A credit waiter polling and asleep on the channel learns of a freed
+ * credit from cr_creditfd: the state changed before this (lock held),
+ * and it announced its sleep before it last looked (cr_po_sleep), so
+ * one of the two sees the other.  Only if its turn may have come: it is
+ * first in the queue, or a call going again (or @all).
+ */
+static void cr_credit_kick(struct clnt_rdma *cr, bool all)
+{
+	const void *s;
+	uint64_t one = 1;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	s = __atomic_load_n(&cr->cr_credit_sleeper, __ATOMIC_RELAXED);
+	if (!s || (!all && s != CR_RESEND_SLEEPER && s != cr->cr_credit_q))
+		return;
+	if (write(cr->cr_creditfd, &one, sizeof(one)) != sizeof(one))
+		RPCRDMA_DBG("client: credit kick: %s", strerror(errno));
+}
+
+/* One waiting call looks (asleep on its condition, or polling). */
+void cr_credit_signal(struct clnt_rdma *cr, struct cr_credit_wait *cw)
+{
+	pthread_cond_signal(&cw->cw_cond);
+	cr_credit_kick(cr, false);
+}
+
+/* A credit or a slot may be free: a call going again, and the first
+ * waiting call, look. */
+void cr_credit_freed(struct clnt_rdma *cr)
+{
+	pthread_cond_signal(&cr->cr_credit_cond);
+	if (cr->cr_credit_q)
+		pthread_cond_signal(&cr->cr_credit_q->cw_cond);
+	cr_credit_kick(cr, false);
+}
+
+/* The connection failed or came back, or the grant grew: all look. */
+void cr_credit_wake_all(struct clnt_rdma *cr)
+{
+	struct cr_credit_wait *cw;
+
+	pthread_cond_broadcast(&cr->cr_credit_cond);
+	for (cw = cr->cr_credit_q; cw; cw = cw->cw_next)
+		pthread_cond_signal(&cw->cw_cond);
+	cr_credit_kick(cr, true);
+}
+
 /* An xid's low bits are its slot (take_slot): O(1), no scan. */
 struct rpcrdma_req *cr_slot_find(struct clnt_rdma *cr, uint32_t xid)
 {
@@ -204,7 +279,7 @@ void cr_fail_all(struct clnt_rdma *cr, int err)
 			cr_free_abandoned(cr, rq);
 		}
 	}
-	pthread_cond_broadcast(&cr->cr_credit_cond);
+	cr_credit_wake_all(cr);
 	pthread_cond_broadcast(&cr->cr_x.rx_sendctx_cond);
 }
 

@@ -6,7 +6,9 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <unistd.h>
 #include "clnt_rdma.h"
 #include "probes.h"
 #include "completion.h"
@@ -76,6 +78,7 @@ static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
 	struct rpcrdma_req *rq, *wake = NULL;
 	struct rpcrdma_hdr h;
 	uint32_t grant;
+	bool more;
 	int rc;
 
 	rc = rpcrdma_hdr_decode(rep->rr_buf, rep->rr_len, &h);
@@ -94,7 +97,7 @@ static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
 			wake = rq;
 		} else if (rq->rq_state == RQ_ABANDONED) {
 			cr_free_abandoned(cr, rq);
-			pthread_cond_signal(&cr->cr_credit_cond);
+			cr_credit_freed(cr);
 		}
 		cr->cr_x.rx_stats.rs_bad_replies++;
 		RPCRDMA_PROBE3(err_recv, &cr->cr_x, h.hd_xid, h.hd_err);
@@ -111,11 +114,13 @@ static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
 	if (grant > cr->cr_x.rx_opts.ro_max_requests)
 		grant = cr->cr_x.rx_opts.ro_max_requests;
 	/* Why not on every Reply: a Reply frees no credit until its caller
-	 * gives the slot back (release_slot signals one waiter then); waking
-	 * every credit waiter per Reply cost 128 threads a wake-up each. */
-	if (grant > cr->cr_credits)
-		pthread_cond_broadcast(&cr->cr_credit_cond);
+	 * gives the slot back (release_slot wakes the first waiter then);
+	 * waking every credit waiter per Reply cost 128 threads a wake-up
+	 * each. */
+	more = grant > cr->cr_credits;
 	cr->cr_credits = grant;
+	if (more)
+		cr_credit_wake_all(cr);
 	cr->cr_x.rx_stats.rs_credits_granted = grant;
 	RPCRDMA_PROBE2(credits, &cr->cr_x, grant);
 	if (__atomic_load_n(&cr->cr_async.ac_waiting, __ATOMIC_RELAXED))
@@ -123,7 +128,7 @@ static struct rpcrdma_req *handle_reply(struct clnt_rdma *cr,
 
 	if (rq->rq_state == RQ_ABANDONED) {
 		cr_free_abandoned(cr, rq);
-		pthread_cond_signal(&cr->cr_credit_cond);
+		cr_credit_freed(cr);
 		goto out_repost;
 	}
 	/* The chunks that came back must be the ones this call offered. */
@@ -210,6 +215,7 @@ struct cr_poll_arg {
 	struct clnt_rdma *pa_cr;
 	int (*pa_done)(struct clnt_rdma *cr, const void *ctx);
 	const void *pa_ctx;
+	bool pa_credit;		/* a credit's wait, not a Reply's */
 };
 
 /*
@@ -248,10 +254,40 @@ static int cr_po_arm(void *arg)
 	return rpcrdma_cq_arm(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep);
 }
 
+/*
+ * Asleep on the channel.  A credit waiter also sleeps on cr_creditfd: a
+ * credit is freed by a caller giving its slot back, which no completion
+ * announces (cr_credit_kick, clnt_state.c).  It says it sleeps, then looks
+ * once more, so a credit freed in between is never missed.
+ */
 static int cr_po_sleep(void *arg, int timeout_ms)
 {
-	return rpcrdma_cq_sleep(&((struct cr_poll_arg *)arg)->pa_cr->cr_x.rx_ep,
-				timeout_ms);
+	struct cr_poll_arg *pa = arg;
+	struct clnt_rdma *cr = pa->pa_cr;
+	struct pollfd p[2] = {
+		{ .fd = cr->cr_x.rx_ep.re_comp_ch->fd, .events = POLLIN },
+		{ .fd = cr->cr_creditfd, .events = POLLIN },
+	};
+	uint64_t v;
+	int rc = 0;		/* it did not sleep: its turn had come */
+
+	if (!pa->pa_credit)
+		return rpcrdma_cq_sleep(&cr->cr_x.rx_ep, timeout_ms);
+	__atomic_store_n(&cr->cr_credit_sleeper,
+			 pa->pa_ctx ? pa->pa_ctx : CR_RESEND_SLEEPER,
+			 __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!pa->pa_done(cr, pa->pa_ctx))
+		rc = poll(p, 2, timeout_ms);
+	__atomic_store_n(&cr->cr_credit_sleeper, NULL, __ATOMIC_RELAXED);
+	if (rc < 0)
+		return errno == EINTR ? 1 : -errno;
+	if (p[1].revents && read(cr->cr_creditfd, &v, sizeof(v)) < 0 &&
+	    errno != EAGAIN)
+		return -errno;
+	if (p[0].revents)
+		rpcrdma_cq_drain_events(&cr->cr_x.rx_ep);
+	return rc > 0;
 }
 
 static const struct rpcrdma_poll_ops cr_poll_ops = {
@@ -268,8 +304,8 @@ static const struct rpcrdma_poll_ops cr_poll_ops = {
  * one linked still waits: a Reply's waiter whose Reply came was unlinked
  * when its slot left RQ_SENT (cr_slot_move), so the role never goes to
  * one that would only pass it on, one more wake-up in the chain.  A
- * credit waiter may be passed by only when signalled, which its shared
- * condition does not tell.
+ * credit waiter (its own condition, or the shared one of calls going
+ * again) polls until its turn comes.
  */
 void cr_hand_over(struct clnt_rdma *cr)
 {
@@ -324,7 +360,7 @@ int cr_wait_for(struct clnt_rdma *cr,
 		       struct rpcrdma_req *rq,
 		       const struct timespec *deadline)
 {
-	struct cr_poll_arg pa = { cr, done, ctx };
+	struct cr_poll_arg pa = { cr, done, ctx, !rq };
 	struct cr_waiter me = { .w_cond = cond, .w_rq = rq };
 	struct rpcrdma_poll_stats ps;
 	uint32_t spin_us;

@@ -298,6 +298,13 @@ pair credit-starvation \
 	"$b/tests/rdma/echo_server -S -a $srv" \
 	"$b/tests/rdma/fault_client -Z -a $srv -b $cli"
 
+# Eight blocking callers on 2 credits, without pause: when one has made
+# 300 calls, each of the others has made at least 75 (credits go to
+# waiting callers in the order they came).
+pair credits-in-order \
+	"$b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/echo_client -F -a $srv -b $cli -t 8 -n 300"
+
 [ "$kind" = rxe ] && { sh "$(dirname "$0")/nfs-interop.sh" || failed=1; tap_time; }
 
 # Each Send strategy forced on both sides, then auto; mapped also from a

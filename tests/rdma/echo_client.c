@@ -2,7 +2,8 @@
  * RDMA echo client for the transport tests, through unmodified rpcgen
  * stubs over clnt_rdma_create(): every opaque size up to the inline
  * threshold byte-exact, the fixed struct and string, many threads on one
- * CLIENT, a too-large Call that must fail cleanly, and the counters.
+ * CLIENT, a too-large Call that must fail cleanly, and the counters;
+ * other modes (-k, -B, -A, -S, -U, -F) test one behaviour each.
  */
 #include "config.h"
 #include <errno.h>
@@ -199,6 +200,72 @@ static int abandon(CLIENT *cl, unsigned threads, unsigned per_thread)
 	return 0;
 }
 
+/*
+ * -F: more blocking callers than credits (the client asks for 2), each
+ * making NULL calls without pause.  When the first
+ * thread has made per_thread calls, every other thread must have made at
+ * least a quarter as many: credits go to waiting callers in the order
+ * they came, so a caller whose Reply comes while it polls cannot take
+ * the freed credit again and again while the others sleep.
+ */
+struct fair {
+	CLIENT *f_cl;
+	unsigned f_target;
+	unsigned f_calls;		/* atomic */
+	int *f_stop;			/* atomic: the first one finished */
+	pthread_t f_thread;
+};
+
+static void *fair_work(void *arg)
+{
+	struct fair *f = arg;
+
+	while (!__atomic_load_n(f->f_stop, __ATOMIC_ACQUIRE)) {
+		if (echo_null_1(NULL, NULL, f->f_cl) != RPC_SUCCESS)
+			die("NULL failed: %s", clnt_sperror(f->f_cl, "NULL"));
+		if (__atomic_add_fetch(&f->f_calls, 1, __ATOMIC_RELAXED) >=
+		    f->f_target)
+			__atomic_store_n(f->f_stop, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static int fairness(CLIENT *cl, unsigned threads, unsigned per_thread)
+{
+	struct fair *f = calloc(threads, sizeof(*f));
+	unsigned i, least = ~0u, most = 0;
+	uint64_t waits;
+	int stop = 0;
+
+	if (!f)
+		die("calloc");
+	for (i = 0; i < threads; i++) {
+		f[i] = (struct fair){ cl, per_thread, 0, &stop, 0 };
+		if (pthread_create(&f[i].f_thread, NULL, fair_work, &f[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < threads; i++)
+		pthread_join(f[i].f_thread, NULL);
+	for (i = 0; i < threads; i++) {
+		least = f[i].f_calls < least ? f[i].f_calls : least;
+		most = f[i].f_calls > most ? f[i].f_calls : most;
+	}
+	waits = stats(cl).rs_credit_waits;
+	printf("client: %u threads on %u credits: calls per thread %u..%u, "
+	       "credit waits %llu\n", threads,
+	       (unsigned)stats(cl).rs_credits_granted, least, most,
+	       (unsigned long long)waits);
+	if (waits == 0)
+		die("no caller waited for a credit: the test proves nothing");
+	if (least < per_thread / 4)
+		die("a caller made %u calls while another made %u", least, most);
+	free(f);
+	echo_shutdown_1(NULL, NULL, cl);
+	clnt_destroy(cl);
+	printf("client: ok\n");
+	return 0;
+}
+
 /* Bench: NULL calls from `threads` threads for `secs` seconds (informational). */
 /*
  * -S: every thread of one CLIENT calls ECHO_SLEEP 300 ms per_thread times,
@@ -367,7 +434,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL, *kill_flag = NULL;
 	double bench_secs = 0;
 	int strategy = 0, register_buf = 0, abandon_test = 0, no_shutdown = 0;
-	int sleep_test = 0, error_test = 0, expect = -1, live = -1;
+	int sleep_test = 0, error_test = 0, fair_test = 0, expect = -1, live = -1;
 	long expect_granted = -1, expect_signal = -1;
 	struct rpcrdma_options in_force;
 	unsigned payload = 0;
@@ -385,7 +452,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:ANSUe:E:g:L:X:D:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:AFNSUe:E:g:L:X:D:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -403,6 +470,7 @@ int main(int argc, char **argv)
 				die("unknown strategy %s", optarg);
 			break;
 		case 'S': sleep_test = 1; break;
+		case 'F': fair_test = 1; o.ro_max_requests = 2; break;
 		case 'U': error_test = 1; break;
 		case 'X':	/* when to offer a Reply chunk */
 			o.ro_reply_chunks = !strcmp(optarg, "always") ?
@@ -497,6 +565,8 @@ int main(int argc, char **argv)
 		return abandon(cl, threads, per_thread);
 	if (sleep_test)
 		return sleepers(cl, threads, per_thread, no_shutdown);
+	if (fair_test)
+		return fairness(cl, threads, per_thread);
 	if (error_test)
 		return error_replies(cl, addr, port, &o);
 
