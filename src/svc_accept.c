@@ -96,6 +96,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	uint32_t i, slots = l->ln_threads.th_nthreads ? l->ln_threads.th_nthreads : 1;
 	uint32_t init_max, resp_max;
 	struct rpcrdma_xprt *x;
+	const char *why;
 	int fd = -1;
 	ssize_t n;
 
@@ -138,19 +139,25 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		    x->rx_ep.re_rd_resp);
 	if (l->ln_threads.th_nthreads)
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	why = "out of memory or descriptors";
 	if (!c->cn_queue || !c->cn_scratch || !c->cn_rw || !c->cn_dev ||
-	    (l->ln_threads.th_nthreads && fd < 0) ||
-	    rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
+	    (l->ln_threads.th_nthreads && fd < 0))
 		goto out_free;
+	why = "endpoint setup";
+	if (rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
+		goto out_free;
+	why = "over max_conn_memory";
 	if (!conn_mem_init(c)) {
 		pthread_mutex_lock(&l->ln_lock);
 		l->ln_closed.rs_conn_mem_limit++;
 		pthread_mutex_unlock(&l->ln_lock);
 		goto out_free;
 	}
+	why = "receive post";
 	for (i = 0; i < x->rx_ep.re_nrecv; i++)
 		if (rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]))
 			goto out_free;
+	why = "rdma_accept";
 	n = rpcrdma_xprt_private(x, pdata, sizeof(pdata));
 	if (n < 0 || rpcrdma_ep_accept(&x->rx_ep, pdata, (uint8_t)n))
 		goto out_free;
@@ -172,7 +179,8 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	return NULL;
 
 out_free:
-	RPCRDMA_DBG("accept failed: %s", strerror(errno));
+	/* Why, not errno: the step that failed logged its own error. */
+	RPCRDMA_DBG("accept failed: %s", why);
 	if (fd >= 0)
 		close(fd);
 	if (ev->id->qp)
