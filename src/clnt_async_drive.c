@@ -136,21 +136,14 @@ static int ap_sleep(void *arg, int timeout_ms)
 {
 	struct clnt_rdma *cr = arg;
 	struct cr_async_ctl *ac = &cr->cr_async;
-	struct pollfd p[2] = {
-		{ .fd = cr->cr_x.rx_ep.re_comp_ch->fd, .events = POLLIN },
-		{ .fd = ac->ac_evfd, .events = POLLIN },
-	};
 	int rc = 1;
 
 	__atomic_store_n(&ac->ac_sleeping, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&ac->ac_rekick, __ATOMIC_SEQ_CST))
-		rc = poll(p, 2, timeout_ms);
+		rc = rpcrdma_cq_sleep_or(&cr->cr_x.rx_ep, ac->ac_evfd,
+					 timeout_ms, NULL);
 	__atomic_store_n(&ac->ac_sleeping, 0, __ATOMIC_SEQ_CST);
-	if (rc < 0)
-		return errno == EINTR ? 1 : -errno;
-	if (p[0].revents)
-		rpcrdma_cq_drain_events(&cr->cr_x.rx_ep);
-	return rc > 0;
+	return rc;
 }
 
 static const struct rpcrdma_poll_ops async_poll_ops = {

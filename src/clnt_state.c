@@ -193,6 +193,9 @@ static void cr_credit_kick(struct clnt_rdma *cr, bool all)
 	const void *s;
 	uint64_t one = 1;
 
+	/* Nobody waits for a credit: no fence on the call's release. */
+	if (!cr->cr_credit_q && !cr->cr_resending)
+		return;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	s = __atomic_load_n(&cr->cr_credit_sleeper, __ATOMIC_RELAXED);
 	if (!s || (!all && s != CR_RESEND_SLEEPER && s != cr->cr_credit_q))

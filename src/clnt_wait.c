@@ -6,7 +6,6 @@
  */
 #include "config.h"
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include "clnt_rdma.h"
@@ -264,10 +263,7 @@ static int cr_po_sleep(void *arg, int timeout_ms)
 {
 	struct cr_poll_arg *pa = arg;
 	struct clnt_rdma *cr = pa->pa_cr;
-	struct pollfd p[2] = {
-		{ .fd = cr->cr_x.rx_ep.re_comp_ch->fd, .events = POLLIN },
-		{ .fd = cr->cr_creditfd, .events = POLLIN },
-	};
+	bool kicked = false;
 	uint64_t v;
 	int rc = 0;		/* it did not sleep: its turn had come */
 
@@ -278,16 +274,13 @@ static int cr_po_sleep(void *arg, int timeout_ms)
 			 __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!pa->pa_done(cr, pa->pa_ctx))
-		rc = poll(p, 2, timeout_ms);
+		rc = rpcrdma_cq_sleep_or(&cr->cr_x.rx_ep, cr->cr_creditfd,
+					 timeout_ms, &kicked);
 	__atomic_store_n(&cr->cr_credit_sleeper, NULL, __ATOMIC_RELAXED);
-	if (rc < 0)
-		return errno == EINTR ? 1 : -errno;
-	if (p[1].revents && read(cr->cr_creditfd, &v, sizeof(v)) < 0 &&
+	if (kicked && read(cr->cr_creditfd, &v, sizeof(v)) < 0 &&
 	    errno != EAGAIN)
 		return -errno;
-	if (p[0].revents)
-		rpcrdma_cq_drain_events(&cr->cr_x.rx_ep);
-	return rc > 0;
+	return rc;
 }
 
 static const struct rpcrdma_poll_ops cr_poll_ops = {

@@ -249,6 +249,8 @@ int rpcrdma_cq_arm(struct rpcrdma_ep *ep);
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n);
 int rpcrdma_cq_drain_events(struct rpcrdma_ep *ep);
 int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms);
+int rpcrdma_cq_sleep_or(struct rpcrdma_ep *ep, int fd, int timeout_ms,
+			bool *fd_ready);
 
 int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
 		   const char *host, const char *port, int backlog);

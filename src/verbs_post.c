@@ -218,21 +218,35 @@ int rpcrdma_cq_drain_events(struct rpcrdma_ep *ep)
 }
 
 /*
- * Sleep on the completion channel (the CQ is armed) until it is readable
- * or timeout_ms passes (-1: no timeout); consume its events.  1 woke,
- * 0 timed out, or a negative errno.
+ * Sleep on the completion channel (the CQ is armed), and on @fd too
+ * (-1: none), until one is readable or timeout_ms passes (-1: no
+ * timeout); consume the channel's events (@fd is its owner's to read:
+ * *fd_ready says whether it is).  1 woke, 0 timed out, or a negative
+ * errno.
  */
-int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms)
+int rpcrdma_cq_sleep_or(struct rpcrdma_ep *ep, int fd, int timeout_ms,
+			bool *fd_ready)
 {
-	struct pollfd pfd = { .fd = ep->re_comp_ch->fd, .events = POLLIN };
-	int rc = poll(&pfd, 1, timeout_ms);
+	struct pollfd p[2] = {
+		{ .fd = ep->re_comp_ch->fd, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+	int rc = poll(p, fd >= 0 ? 2 : 1, timeout_ms);
 
+	if (fd_ready)
+		*fd_ready = rc > 0 && p[1].revents;
 	if (rc < 0)
 		return errno == EINTR ? 1 : -errno;
 	if (!rc)
 		return 0;
-	rpcrdma_cq_drain_events(ep);
+	if (p[0].revents)
+		rpcrdma_cq_drain_events(ep);
 	return 1;
+}
+
+int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms)
+{
+	return rpcrdma_cq_sleep_or(ep, -1, timeout_ms, NULL);
 }
 
 int rpcrdma_cq_poll(struct rpcrdma_ep *ep, struct rpcrdma_wc *wcs, int n)
