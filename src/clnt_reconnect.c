@@ -62,7 +62,7 @@ static int repost_free(struct clnt_rdma *cr)
 /* The endpoint's per-connection state starts again: no Send is in flight. */
 static void reset_sends(struct rpcrdma_xprt *x)
 {
-	rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
+	rpcrdma_sendctx_init(&x->rx_ring, rpcrdma_xprt_nsend(x),
 			     x->rx_opts.ro_signal_every);
 	x->rx_completed_seq = x->rx_send_seq;
 	pthread_cond_broadcast(&x->rx_sendctx_cond);

@@ -25,6 +25,15 @@ struct rpcrdma_sendctx_ring {
 	unsigned int sr_queue_head;	/* ... the oldest of them */
 };
 
+/*
+ * How many contexts a ring for @credits calls in flight needs: @credits,
+ * and with @over also @signal_every more (at most @credits more), so that
+ * a call whose credit came back finds a context while the Sends before
+ * the next signaled one wait for its completion (sendctx.c, why).
+ */
+unsigned int rpcrdma_sendctx_ring_size(unsigned int credits,
+				       unsigned int signal_every, bool over);
+
 /* Returns 0, or -EINVAL if @size or @signal_every is 0. */
 int rpcrdma_sendctx_init(struct rpcrdma_sendctx_ring *ring, unsigned int size,
 			 unsigned int signal_every);

@@ -71,7 +71,7 @@ static int conn_mem_init(struct svc_rdma_conn *c)
 	m->sm_limit = x->rx_opts.ro_max_conn_memory;
 	m->sm_rings = svc_rdma_ring_bytes(x->rx_ep.re_nrecv,
 					  x->rx_opts.ro_inline_recv,
-					  x->rx_opts.ro_max_requests,
+					  x->rx_ep.re_nsend,
 					  x->rx_ep.re_send_size,
 					  (uint64_t)x->rx_opts.ro_inline_send *
 					  c->cn_nslots);

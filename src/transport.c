@@ -82,9 +82,9 @@ static int xprt_init(struct rpcrdma_xprt *x)
 	rpcrdma_mr_table_init(&x->rx_mrs, x->rx_opts.ro_mr_cache);
 	/* Sends in flight are bounded by the ring; twice that leaves room
 	 * for completed releases a reaper has not run yet. */
-	if (rpcrdma_relq_init(&x->rx_rel, 2 * x->rx_opts.ro_max_requests))
+	if (rpcrdma_relq_init(&x->rx_rel, 2 * rpcrdma_xprt_nsend(x)))
 		goto out_cond;
-	rc = rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
+	rc = rpcrdma_sendctx_init(&x->rx_ring, rpcrdma_xprt_nsend(x),
 				  x->rx_opts.ro_signal_every);
 	if (rc)
 		rpcrdma_relq_fini(&x->rx_rel);
@@ -99,6 +99,21 @@ out_lock:
 	return -ENOMEM;
 }
 
+/*
+ * A client's send contexts: one per credit, and signal_every over
+ * (rpcrdma_sendctx_ring_size says why).  A server's stay one per credit:
+ * its Replies waited for a context far less often (1-3% of them at 32
+ * in flight on rxe), and its registered memory is what bounds its
+ * connections (svc_limits.c).  Before the endpoint exists, the options
+ * not yet fitted to the device bound it the same way.
+ */
+uint32_t rpcrdma_xprt_nsend(const struct rpcrdma_xprt *x)
+{
+	return rpcrdma_sendctx_ring_size(x->rx_opts.ro_max_requests,
+					 x->rx_opts.ro_signal_every,
+					 x->rx_send_over);
+}
+
 /* A client: its own configuration, read now.  -EINVAL: bad options. */
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 {
@@ -106,6 +121,7 @@ int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 
 	memset(x, 0, sizeof(*x));
 	x->rx_src = &x->rx_own_src;
+	x->rx_send_over = true;
 	rc = rpcrdma_options_setup(&x->rx_own_src, o, RPCRDMA_CS_CLIENT);
 	if (!rc)
 		rc = xprt_init(x);
@@ -182,14 +198,14 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		    x->rx_opts.ro_send_strategy, x->rx_opts.ro_max_inline_data,
 		    x->rx_opts.ro_signal_every);
 	x->rx_mrs.mt_max_cached = x->rx_opts.ro_mr_cache;
-	rc = rpcrdma_sendctx_init(&x->rx_ring, x->rx_opts.ro_max_requests,
+	rc = rpcrdma_sendctx_init(&x->rx_ring, rpcrdma_xprt_nsend(x),
 				  x->rx_opts.ro_signal_every);
 	if (rc)
 		return rc;
 	a = (struct rpcrdma_ep_attr){
 		.ea_nrecv = nrecv,
 		.ea_recv_size = x->rx_opts.ro_inline_recv,
-		.ea_nsend = x->rx_opts.ro_max_requests,
+		.ea_nsend = rpcrdma_xprt_nsend(x),
 		.ea_send_size = x->rx_opts.ro_send_buffer < x->rx_opts.ro_inline_send ?
 				x->rx_opts.ro_send_buffer : x->rx_opts.ro_inline_send,
 		.ea_max_inline = x->rx_opts.ro_max_inline_data,

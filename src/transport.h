@@ -68,11 +68,16 @@ struct rpcrdma_xprt {
 	bool rx_peer_remote_inv;	/* the peer takes Send With Invalidate
 					   (its RFC 8797 private data) */
 	bool rx_remote_inv;		/* we do: said in our private data */
+	bool rx_send_over;		/* send contexts past the credits
+					   (a client: rpcrdma_xprt_nsend) */
 };
 
 int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
 			  const struct rpcrdma_options *o, unsigned int role);
 int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o);
+/* Send contexts (and send buffers) per connection: the credits, and for
+ * a client signal_every over (transport.c, why). */
+uint32_t rpcrdma_xprt_nsend(const struct rpcrdma_xprt *x);
 int rpcrdma_xprt_init_conn(struct rpcrdma_xprt *x,
 			   const struct rpcrdma_optsrc *src);
 int rpcrdma_xprt_set_options(struct rpcrdma_xprt *x,

@@ -1,7 +1,8 @@
 /*
  * Unit test: the send-context ring hands out contexts in order, wraps,
  * signals on cadence, on caller memory and when the ring fills, and never
- * gets stuck full with no signaled Send left to complete it.
+ * gets stuck full with no signaled Send left to complete it; sized over
+ * the credits, it has a context for every call a credit lets start.
  */
 #include "config.h"
 #include <check.h>
@@ -405,6 +406,63 @@ START_TEST(queue_misuse)
 }
 END_TEST
 
+/*
+ * credits calls in flight, one Send each; each turn the oldest call's
+ * Reply comes with its Send's completion (seen only if that Send was
+ * signaled: then it frees every context up to it), and the credit it gave
+ * back starts a call at once.  Returns the first turn whose call found no
+ * context, or -1 if none did in @turns.
+ */
+static int first_call_without_context(unsigned int size, unsigned int credits,
+				      unsigned int every, unsigned int turns)
+{
+	struct rpcrdma_sendctx_ring r;
+	int idx[1024], sig[1024];
+	unsigned int head = 0, tail = 0, t;
+
+	ck_assert_uint_le(credits, 1024);
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, size, every), 0);
+	for (; tail < credits; tail++)
+		sig[tail % 1024] = post(&r, false, &idx[tail % 1024]);
+	for (t = 0; t < turns; t++, head++, tail++) {
+		int i;
+
+		if (sig[head % 1024])
+			ck_assert_int_gt(rpcrdma_sendctx_complete(&r, (unsigned int)idx[head % 1024]), 0);
+		i = rpcrdma_sendctx_get(&r);
+		if (i < 0)
+			return (int)t;
+		idx[tail % 1024] = i;
+		sig[tail % 1024] = rpcrdma_sendctx_needs_signal(&r, (unsigned int)i, false);
+		ck_assert_int_ge(sig[tail % 1024], 0);
+	}
+	return -1;
+}
+
+/* A client's ring has signal_every contexts over its credits: a call whose
+ * credit came back finds one even while the unsignaled Sends before the
+ * next signaled one wait for it; with one per credit it does not. */
+START_TEST(ring_size_over_credits)
+{
+	static const unsigned int every[] = { 1, 2, 8, 16, 31 };
+	unsigned int i;
+
+	ck_assert_uint_eq(rpcrdma_sendctx_ring_size(32, 8, false), 32);
+	ck_assert_uint_eq(rpcrdma_sendctx_ring_size(32, 8, true), 40);
+	ck_assert_uint_eq(rpcrdma_sendctx_ring_size(32, 1, true), 33);
+	ck_assert_uint_eq(rpcrdma_sendctx_ring_size(4, 100, true), 8);
+	for (i = 0; i < sizeof(every) / sizeof(every[0]); i++) {
+		unsigned int size = rpcrdma_sendctx_ring_size(32, every[i], true);
+
+		ck_assert_int_eq(first_call_without_context(size, 32, every[i], 5000), -1);
+	}
+	/* One context per credit: the first Reply of an unsignaled Send
+	 * already leaves the next call without one. */
+	ck_assert_int_eq(first_call_without_context(32, 32, 8, 5000), 0);
+	ck_assert_int_ge(first_call_without_context(35, 32, 8, 5000), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sendctx");
@@ -426,6 +484,7 @@ int main(void)
 	tcase_add_test(tc, queue_in_order_over_wrap);
 	tcase_add_test(tc, queue_interleaved_with_completions);
 	tcase_add_test(tc, queue_misuse);
+	tcase_add_test(tc, ring_size_over_credits);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
