@@ -111,7 +111,7 @@ uint32_t rpcrdma_xprt_nsend(const struct rpcrdma_xprt *x)
 {
 	return rpcrdma_sendctx_ring_size(x->rx_opts.ro_max_requests,
 					 x->rx_opts.ro_signal_every,
-					 x->rx_send_over);
+					 x->rx_src->os_role == RPCRDMA_CS_CLIENT);
 }
 
 /* A client: its own configuration, read now.  -EINVAL: bad options. */
@@ -121,7 +121,6 @@ int rpcrdma_xprt_init(struct rpcrdma_xprt *x, const struct rpcrdma_options *o)
 
 	memset(x, 0, sizeof(*x));
 	x->rx_src = &x->rx_own_src;
-	x->rx_send_over = true;
 	rc = rpcrdma_options_setup(&x->rx_own_src, o, RPCRDMA_CS_CLIENT);
 	if (!rc)
 		rc = xprt_init(x);

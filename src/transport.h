@@ -68,8 +68,6 @@ struct rpcrdma_xprt {
 	bool rx_peer_remote_inv;	/* the peer takes Send With Invalidate
 					   (its RFC 8797 private data) */
 	bool rx_remote_inv;		/* we do: said in our private data */
-	bool rx_send_over;		/* send contexts past the credits
-					   (a client: rpcrdma_xprt_nsend) */
 };
 
 int rpcrdma_options_setup(struct rpcrdma_optsrc *src,
