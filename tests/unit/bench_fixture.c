@@ -210,7 +210,7 @@ static void make_cell(struct bench_cell *c, enum bench_workload w,
 	c->bc_threads = s >= BS_RAW_POLL && s != BS_TCP ? 1 : inflight;
 	c->bc_conns = 1;
 	c->bc_cpu_client = c->bc_cpu_server = -1;
-	c->bc_has_counters = s < BS_NR_RPC;
+	c->bc_has_counters = bench_counted(s);
 	msg_sizes(w, size, &call, &reply);
 	if (needs_chunks(s, w, size)) {
 		c->bc_status = BC_NEEDS_CHUNKS;

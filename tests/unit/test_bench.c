@@ -35,7 +35,7 @@ static struct bench_cell cell(enum bench_workload w, unsigned size,
 	c.bc_lat.bl_mean = c.bc_lat.bl_p50 = c.bc_lat.bl_min = p50;
 	c.bc_lat.bl_p99 = c.bc_lat.bl_p999 = c.bc_lat.bl_max = p50 * 2;
 	c.bc_cpu_client = c.bc_cpu_server = -1;
-	c.bc_has_counters = s < BS_NR_RPC;
+	c.bc_has_counters = bench_counted(s);
 	return c;
 }
 

@@ -39,6 +39,13 @@ enum bench_strategy {
 };
 #define BS_NR_RPC 4	/* strategies 0..3 are librpcrdma's */
 
+/* Whether a strategy's cells carry librpcrdma's counters: the library's
+ * own, forced, auto and asynchronous (auto's listener), not the baselines. */
+static inline int bench_counted(enum bench_strategy s)
+{
+	return s < BS_NR_RPC || s == BS_ASYNC;
+}
+
 enum bench_role { BR_CLIENT, BR_SERVER, BR_PAIR };
 enum bench_format { BF_TABLE, BF_JSON, BF_CSV };
 
@@ -185,7 +192,7 @@ struct bench_cell {
 	double bc_calls_per_s, bc_mb_per_s;
 	struct bench_lat bc_lat;
 	double bc_cpu_client, bc_cpu_server;	/* µs per call; < 0: unknown */
-	int bc_has_counters;		/* librpcrdma strategies only */
+	int bc_has_counters;		/* librpcrdma's cells: bench_counted() */
 	struct bench_counters bc_client, bc_server;
 	/* Filled by bench_report_derive(): */
 	double bc_vs_raw;		/* p50 / raw-poll p50; 0: none */

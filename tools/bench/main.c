@@ -126,7 +126,7 @@ static void client_counters(struct bench_ctx *cx, enum bench_strategy s,
 			    struct bench_counters *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (s < BS_NR_RPC)
+	if (bench_counted(s))
 		bench_rpc_counters(cx->cx_rpc[s], k);
 }
 
@@ -259,7 +259,7 @@ static void run_trial(struct bench_ctx *cx, struct bench_cell *c,
 			c->bc_cost_server.ck_have = 0;
 		c->bc_has_cost = 1;
 	}
-	if (c->bc_strategy < BS_NR_RPC) {
+	if (bench_counted(c->bc_strategy)) {
 		c->bc_has_counters = 1;
 		counters_add(&c->bc_client, &cl0, &cl1);
 		if (have_server)

@@ -249,6 +249,9 @@ static void serve_stats(SVCXPRT *xprt)
 		if (!started++)
 			bench_cost_init();
 	}
+	/* Asynchronous calls go to auto's listener (bench_rpc_connect). */
+	if (which == BS_ASYNC)
+		which = BS_AUTO;
 	if (which < BS_NR_RPC && srv.sv_rdma[which] &&
 	    !svc_rdma_get_stats(srv.sv_rdma[which], &s))
 		to_counters(&s, &k);
