@@ -10,9 +10,12 @@
 #include <stddef.h>
 #include <rpcrdma/rpcrdma.h>
 
-/* Bytes of each struct this library knows: the end of its last field. */
-#define RPCRDMA_OPTIONS_KNOWN \
-	(offsetof(struct rpcrdma_options, ro_rpcbind_timeout_ms) + sizeof(uint32_t))
+/*
+ * Bytes of each struct this library knows: the whole of it, as this
+ * header declares it (fields are only ever appended).  The options once
+ * stopped at 0.1's last field, so the later ones were refused when set.
+ */
+#define RPCRDMA_OPTIONS_KNOWN sizeof(struct rpcrdma_options)
 #define RPCRDMA_STATS_KNOWN sizeof(struct rpcrdma_stats)
 
 /* Whether a byte of [known, size) of p is not `unset`. */

@@ -68,13 +68,21 @@ int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc)
 
 	qc->qc_mw_ready = !err;
 	qc->qc_mw_gen = x->rx_conn_gen;
+	/* Its base registration stays until the connection goes: counted
+	 * apart from the rings (callers marshal without the lock). */
+	if (!err)
+		__atomic_fetch_add(&x->rx_stats.rs_window_pinned,
+				   (uint64_t)qc->qc_reply_cap, __ATOMIC_RELAXED);
 	return err;
 }
 
-void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *qc)
+void rpcrdma_clnt_mw_fini(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc)
 {
-	if (qc->qc_mw_ready)
+	if (qc->qc_mw_ready) {
 		rpcrdma_mw_fini(&qc->qc_mw);
+		__atomic_fetch_sub(&x->rx_stats.rs_window_pinned,
+				   (uint64_t)qc->qc_reply_cap, __ATOMIC_RELAXED);
+	}
 	qc->qc_mw_ready = false;
 }
 
@@ -91,8 +99,16 @@ static int marshal_reply(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc,
 	qc->qc_reply.rc_nsegs = 1;
 	/* A reconnection freed the windows with their QP (drop_windows):
 	 * the slot binds a new one on this connection. */
-	if (qc->qc_mw_allowed && !qc->qc_mw_ready)
+	if (qc->qc_mw_allowed && !qc->qc_mw_ready) {
 		qc->qc_mw_allowed = !rpcrdma_clnt_mw_setup(x, qc);
+		RPCRDMA_DBG("client: slot's Reply chunks via %s",
+			    qc->qc_mw_allowed ? "a memory window" : "per-RPC MRs");
+	}
+	/* Windows work here, but this slot is past reply_windows. */
+	if (!qc->qc_mw_allowed &&
+	    __atomic_load_n(&x->rx_stats.rs_window_pinned, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&x->rx_stats.rs_window_fallbacks, 1,
+				   __ATOMIC_RELAXED);
 	if (!qc->qc_mw_ready || qc->qc_mw.mw_bound)
 		return add_reg(x, qc, qc->qc_reply_buf, len, 1, 0, seg);
 	if (rpcrdma_mw_bind(&x->rx_ep, &qc->qc_mw, qc->qc_reply_buf, len))

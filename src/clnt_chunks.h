@@ -110,6 +110,6 @@ int rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey);
 /* Set up the slot's window now (the connection probes with it): 0 or
  * -EOPNOTSUPP.  And undo it, before the endpoint goes. */
 int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc);
-void rpcrdma_clnt_mw_fini(struct rpcrdma_req_chunks *qc);
+void rpcrdma_clnt_mw_fini(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc);
 
 #endif /* RPCRDMA_CLNT_CHUNKS_H */

@@ -81,7 +81,7 @@ static void drop_windows(struct clnt_rdma *cr)
 	uint32_t i;
 
 	for (i = 0; i < cr->cr_nslots; i++)
-		rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
+		rpcrdma_clnt_mw_fini(&cr->cr_x, &cr->cr_reqs[i].rq_ch);
 }
 
 /*

@@ -47,7 +47,7 @@ void cr_free(struct clnt_rdma *cr)
 		release_abandoned(cr);
 		for (i = 0; i < cr->cr_nslots; i++) {
 			rpcrdma_wake_fini(&cr->cr_reqs[i].rq_wake);
-			rpcrdma_clnt_mw_fini(&cr->cr_reqs[i].rq_ch);
+			rpcrdma_clnt_mw_fini(&cr->cr_x, &cr->cr_reqs[i].rq_ch);
 			free(cr->cr_reqs[i].rq_spill);
 		}
 		free(cr->cr_reqs);
@@ -135,15 +135,18 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 		if (rc)
 			return rc;
 	}
-	/* Reply chunks through memory windows where the device has them:
-	 * the first slot's window proves it, the others come on first use. */
-	if (cr->cr_reply_mem &&
-	    !rpcrdma_clnt_mw_setup(x, &cr->cr_reqs[0].rq_ch))
-		for (i = 0; i < cr->cr_nslots; i++)
+	/*
+	 * Reply chunks through memory windows where the device has them.
+	 * Why lazily, and only the first reply_windows slots (the ones taken
+	 * first): a window keeps its slot's max_reply registered while the
+	 * connection lasts, so it is made on the slot's first Reply chunk
+	 * (marshal_reply), never for a client that offers none, and at most
+	 * reply_windows of them.  The other slots, and every slot where the
+	 * device has no windows, register per RPC.
+	 */
+	if (cr->cr_reply_mem)
+		for (i = 0; i < cr->cr_nslots && i < x->rx_opts.ro_reply_windows; i++)
 			cr->cr_reqs[i].rq_ch.qc_mw_allowed = true;
-	RPCRDMA_DBG("client: Reply chunks via %s",
-		    cr->cr_reqs[0].rq_ch.qc_mw_allowed ? "memory windows" :
-		    "per-RPC MRs");
 connect:
 	/* RFC 8797: we never ask for Send With Invalidate.  rxe fails the
 	 * connection when a peer invalidates an ibv_reg_mr MR (our per-RPC

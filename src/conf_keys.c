@@ -78,6 +78,8 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	  C, OFF(ro_call_chunks), "client: Calls over the threshold: auto, read, long" },
 	{ "reply_chunks", RPCRDMA_CT_ENUM, 0, 2, RPCRDMA_REPLY_CHUNK_AUTO, 0, 0, reply_chunks,
 	  C, OFF(ro_reply_chunks), "client: when a Reply chunk is offered: auto, always, never" },
+	{ "reply_windows", RPCRDMA_CT_UINT, 0, 1024, 4, 0, 0, NULL, C,
+	  OFF(ro_reply_windows), "client: call slots whose Reply chunk goes through a memory window, max_reply kept registered each" },
 	{ "reconnect_tries", RPCRDMA_CT_UINT, 0, 1000000, 10, 0, 0, NULL, C,
 	  OFF(ro_reconnect_tries), "client: reconnection attempts after a loss; 0: off" },
 	{ "reconnect_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 30000, 0, 1000, NULL, C,

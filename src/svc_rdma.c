@@ -533,6 +533,7 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *prog)
 	l = to_lst(xprt);
 	pthread_mutex_lock(&l->ln_lock);
 	*stats = l->ln_closed;
+	stats->rs_ring_pinned = 0;	/* a closed connection's are freed */
 	conns_add(stats, l->ln_conns);
 	conns_add(stats, l->ln_closing);
 	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,

@@ -218,6 +218,8 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 			    x->rx_ep.re_failed_step, strerror(-rc));
 
 	x->rx_stats.rs_inline_granted = x->rx_ep.re_inline_granted;
+	if (!rc)
+		x->rx_stats.rs_ring_pinned = rpcrdma_ep_ring_bytes(&x->rx_ep);
 	return rc;
 }
 

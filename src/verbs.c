@@ -255,6 +255,12 @@ static int alloc_region(struct rpcrdma_ep *ep, uint32_t n, uint32_t size,
 	return 0;
 }
 
+uint64_t rpcrdma_ep_ring_bytes(const struct rpcrdma_ep *ep)
+{
+	return (uint64_t)ep->re_nrecv * ep->re_recv_size +
+	       (uint64_t)ep->re_nsend * ep->re_send_size;
+}
+
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
 {
 	if (!ep->re_id || !ep->re_id->verbs)

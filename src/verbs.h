@@ -165,6 +165,8 @@ int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
 /* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep);
+/* Bytes registered for the endpoint's receive and send buffers. */
+uint64_t rpcrdma_ep_ring_bytes(const struct rpcrdma_ep *ep);
 /* Its driver, for the built-in defaults that differ (driver.h). */
 enum rpcrdma_driver rpcrdma_ep_driver(struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);

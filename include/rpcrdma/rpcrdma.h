@@ -101,6 +101,7 @@ struct rpcrdma_options {
 	uint32_t ro_rpcbind_timeout_ms;	/* client: bound on asking rpcbind for the port */
 	uint32_t ro_busy_poll_alone_us;	/* client: busy_poll_us while a call is alone in flight, if more */
 	uint32_t ro_send_buffer;	/* each registered send buffer (at most ro_inline_send) */
+	uint32_t ro_reply_windows;	/* client: call slots whose Reply chunks go through a memory window */
 	/* Append new fields here, never anywhere else (rpcrdma(7), ABI). */
 };
 /* The smallest ro_size accepted: the end of release 0.1's last field. */
@@ -208,6 +209,13 @@ struct rpcrdma_stats {
 	uint64_t rs_remote_inv_sends;	/* server: Replies sent With Invalidate of the Call's one rkey */
 	uint64_t rs_remote_invs;	/* client: Replies whose Send invalidated one of the call's
 					 * rkeys (a window's own invalidation skipped) */
+	/* Memory a connection keeps registered (appended). */
+	uint64_t rs_ring_pinned;	/* bytes registered for the send and receive buffers now: the
+					 * connection's (a listener: every connection it holds) */
+	uint64_t rs_window_pinned;	/* client: bytes of Reply-chunk buffers registered under
+					 * memory windows now, one per call slot that offered one */
+	uint64_t rs_window_fallbacks;	/* client: Reply chunks registered per RPC where windows work,
+					 * the call's slot past reply_windows */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

@@ -15,6 +15,8 @@
  *   -Y FLAG            FLAG is created with calls in flight; the harness
  *                      restarts the server: every call completes after
  *                      the reconnection (retransmitted, counted)
+ * Without -H or -Y, what the CLIENT keeps registered is checked at the end
+ * (tu_check_pinned): windows within reply_windows, all of it pinned.
  */
 #include "config.h"
 #include <errno.h>
@@ -512,6 +514,10 @@ int main(int argc, char **argv)
 		run(cl, depth);
 		if (beside)
 			pthread_join(t, NULL);
+		/* Past 8 in flight, more ECHO calls with Reply chunks (every
+		 * one, once the 70000-byte echo needed one) than the default
+		 * reply_windows were in flight at once. */
+		tu_check_pinned(cl, depth > 8);
 		s = stats(cl);
 		if (s.rs_calls - s0.rs_calls != n + (beside ? 200u : 0u))
 			die("%llu calls counted for %u", (unsigned long long)

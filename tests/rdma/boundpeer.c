@@ -52,6 +52,7 @@ struct conn {
 
 struct status {
 	uint32_t fds, vmpin_kb, conns, accepted, refused, lost, freed, idle;
+	uint32_t ring_kb;
 };
 
 extern char **environ;
@@ -273,9 +274,9 @@ static int call(struct conn *c, uint32_t proc, uint32_t *res, int nres)
 
 static void get_status(struct conn *c, struct status *s)
 {
-	uint32_t w[8];
+	uint32_t w[9];
 
-	if (call(c, ECHO_STATUS, w, 8))
+	if (call(c, ECHO_STATUS, w, 9))
 		die("ECHO_STATUS not answered: the server stopped serving");
 	s->fds = w[0];
 	s->vmpin_kb = w[1];
@@ -285,13 +286,15 @@ static void get_status(struct conn *c, struct status *s)
 	s->lost = w[5];
 	s->freed = w[6];
 	s->idle = w[7];
+	s->ring_kb = w[8];
 }
 
 static void print_status(const char *when, const struct status *s)
 {
 	printf("# %s: fds %u vmpin %u kB conns %u accepted %u refused %u "
-	       "lost %u freed %u idle_closed %u\n", when, s->fds, s->vmpin_kb,
-	       s->conns, s->accepted, s->refused, s->lost, s->freed, s->idle);
+	       "lost %u freed %u idle_closed %u ring %u kB\n", when, s->fds,
+	       s->vmpin_kb, s->conns, s->accepted, s->refused, s->lost,
+	       s->freed, s->idle, s->ring_kb);
 }
 
 /*
@@ -306,7 +309,8 @@ static void settle(struct conn *w, const struct status *base, const char *after,
 	for (;;) {
 		get_status(w, now);
 		if (now->conns <= base->conns && now->fds <= base->fds &&
-		    now->vmpin_kb <= base->vmpin_kb)
+		    now->vmpin_kb <= base->vmpin_kb &&
+		    now->ring_kb <= base->ring_kb)
 			break;
 		if (now_ms() >= deadline)
 			break;
@@ -321,6 +325,12 @@ static void settle(struct conn *w, const struct status *base, const char *after,
 	result(now->vmpin_kb <= base->vmpin_kb,
 	       "after %s: %u kB pinned (before: %u)", after, now->vmpin_kb,
 	       base->vmpin_kb);
+	/* The listener's count of ring memory agrees (unknown: a baseline
+	 * given on the command line has none). */
+	if (base->ring_kb != UINT32_MAX)
+		result(now->ring_kb <= base->ring_kb,
+		       "after %s: rings of %u kB counted (before: %u)", after,
+		       now->ring_kb, base->ring_kb);
 }
 
 /* ---- the cases ----------------------------------------------------------- */
@@ -461,6 +471,7 @@ static void settle_to(struct conn *w, const char *spec)
 	if (sscanf(spec, "%u:%u", &base.fds, &base.vmpin_kb) != 2)
 		die("bad baseline %s (FDS:VMPIN_KB)", spec);
 	base.conns = 1;
+	base.ring_kb = UINT32_MAX;
 	settle(w, &base, "the killed client", &now);
 	printf("settled %u %u %u %u %u\n", now.accepted, now.refused,
 	       now.lost, now.freed, now.conns);

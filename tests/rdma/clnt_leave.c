@@ -12,7 +12,8 @@
  * must still pin memory while the calls are abandoned (else the test
  * proves nothing) and none after clnt_destroy(): VmPin back to the
  * baseline, and the library must not warn that the PD could not be
- * deallocated (stderr captured around clnt_destroy).
+ * deallocated (stderr captured around clnt_destroy).  rs_ring_pinned is
+ * checked against what connecting pinned.
  *
  * -L N: a Reply just before a disconnect.  N times: a new CLIENT (no
  * reconnection), one call the peer answers and then disconnects at once.
@@ -35,24 +36,6 @@
 #define LV_PROG 0x20049003u
 #define LV_VERS 1u
 #define MIB (1024u * 1024u)
-
-/* VmPin in kB, from /proc/self/status. */
-static long vm_pin(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		die("cannot open /proc/self/status");
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	if (kb < 0)
-		die("no VmPin in /proc/self/status");
-	return kb;
-}
 
 static CLIENT *connect_to(const char *addr, const char *port,
 			  const struct rpcrdma_options *o)
@@ -136,7 +119,8 @@ static int pin_run(const char *addr, const char *port, struct rpcrdma_options *o
 	struct bytes b = { MIB, NULL };
 	struct words small = { 750, NULL }, big = { 262144, NULL };
 	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
-	long base, held, after;
+	long base, conn, held, after;
+	uint64_t ring;
 	CLIENT *cl;
 
 	b.b = calloc(1, MIB);
@@ -146,10 +130,23 @@ static int pin_run(const char *addr, const char *port, struct rpcrdma_options *o
 		die("out of memory");
 	o->ro_max_reply = MIB;
 	o->ro_reply_chunks = RPCRDMA_REPLY_CHUNK_ALWAYS;
-	base = vm_pin();
+	base = tu_vm_pin_kb();
 	cl = connect_to(addr, port, o);
 	if (CALL_VOID(cl, 4, 20) != RPC_SUCCESS)
 		die("the first call: %s", clnt_sperror(cl, "proc 4"));
+	/* What the connection keeps registered, as the CLIENT counts it
+	 * (its rings; where windows work, the first call's Reply chunk
+	 * window), is pinned: the kernel's count grew by at least that. */
+	conn = tu_vm_pin_kb();
+	s = stats(cl);
+	ring = s.rs_ring_pinned + s.rs_window_pinned;
+	printf("clnt_leave: rings %llu and windows %llu bytes counted, VmPin "
+	       "grew %ld kB on connecting\n",
+	       (unsigned long long)s.rs_ring_pinned,
+	       (unsigned long long)s.rs_window_pinned, conn - base);
+	if (!s.rs_ring_pinned || ring > (uint64_t)(conn - base) * 1024)
+		die("%llu bytes counted registered against %ld kB pinned by "
+		    "connecting", (unsigned long long)ring, conn - base);
 	if (call(cl, 2, (xdrproc_t)xdr_opaque_bytes, &b, 2) != RPC_TIMEDOUT)
 		die("1 MiB of bytes: did not time out");
 	if (call(cl, 2, (xdrproc_t)xdr_words, &small, 2) != RPC_TIMEDOUT)
@@ -162,7 +159,7 @@ static int pin_run(const char *addr, const char *port, struct rpcrdma_options *o
 	if (CALL_VOID(cl, 9, 20) != RPC_SUCCESS)
 		die("the last call: %s", clnt_sperror(cl, "proc 9"));
 	s = stats(cl);
-	held = vm_pin();
+	held = tu_vm_pin_kb();
 	printf("clnt_leave: timeouts %llu, read chunk calls %llu, long calls %llu, "
 	       "spilled %llu, reply chunks %llu, regs %llu, deregs %llu\n",
 	       (unsigned long long)s.rs_timeouts,
@@ -173,7 +170,7 @@ static int pin_run(const char *addr, const char *port, struct rpcrdma_options *o
 	       (unsigned long long)s.rs_chunk_regs,
 	       (unsigned long long)s.rs_chunk_deregs);
 	destroy_checked(cl);
-	after = vm_pin();
+	after = tu_vm_pin_kb();
 	printf("clnt_leave: VmPin %ld kB before, %ld kB with 3 abandoned calls, "
 	       "%ld kB after clnt_destroy\n", base, held, after);
 	/* Reply chunks: the first and last calls' too (always offered). */

@@ -147,6 +147,7 @@ bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 		res->es_lost = (unsigned)st.rs_conns_lost;
 		res->es_freed = (unsigned)st.rs_conns_freed;
 		res->es_idle_closed = (unsigned)st.rs_idle_closed;
+		res->es_ring_kb = (unsigned)(st.rs_ring_pinned >> 10);
 	}
 	return TRUE;
 }
@@ -419,21 +420,6 @@ static void *give_region(size_t len, size_t *mapped)
 	return mem;
 }
 
-/* Pinned pages of this process (the kernel's count): all registrations. */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 /* The pool's counters, and what -P / -F said they must show. */
 static int pool_verify(const struct rpcrdma_stats *st, int region, int fallback)
 {
@@ -444,7 +430,7 @@ static int pool_verify(const struct rpcrdma_stats *st, int region, int fallback)
 	       (unsigned long long)st->rs_pool_fallbacks,
 	       (unsigned long long)st->rs_pool_failures,
 	       (unsigned long long)st->rs_pool_pinned,
-	       (unsigned long long)st->rs_pool_pinned_peak, vm_pin_kb());
+	       (unsigned long long)st->rs_pool_pinned_peak, (long)vmpin_kb());
 	if (region && !st->rs_pool_user_bufs) {
 		printf("server: FAIL: the program's region was never used\n");
 		return 1;

@@ -41,6 +41,7 @@ struct conn {
 
 struct status {
 	uint32_t fds, vmpin_kb, conns, accepted, refused, lost, freed, idle;
+	uint32_t ring_kb;	/* the listener's rs_ring_pinned */
 };
 
 static const char *fp_addr, *fp_port, *fp_src;
@@ -178,14 +179,15 @@ static int call(struct conn *c, uint32_t proc, uint32_t *res, int nres)
 
 static void get_status(struct conn *w, struct status *s)
 {
-	uint32_t v[8];
+	uint32_t v[9];
 
-	if (call(w, ECHO_STATUS, v, 8))
+	if (call(w, ECHO_STATUS, v, 9))
 		die("ECHO_STATUS not answered: the server stopped serving");
 	memcpy(s, v, sizeof(v));
 	printf("# status: fds %u vmpin %u kB conns %u accepted %u refused %u "
-	       "lost %u freed %u idle_closed %u\n", s->fds, s->vmpin_kb,
-	       s->conns, s->accepted, s->refused, s->lost, s->freed, s->idle);
+	       "lost %u freed %u idle_closed %u ring %u kB\n", s->fds,
+	       s->vmpin_kb, s->conns, s->accepted, s->refused, s->lost,
+	       s->freed, s->idle, s->ring_kb);
 }
 
 /* A new connection and one Call: ms it took, or -1. */
@@ -242,6 +244,17 @@ static void flood(int idle_ms, int limit)
 	if (limit)
 		result(full.conns == (uint32_t)limit,
 		       "refused at max_connections %d", limit);
+	/* Each connection held pins its rings, alike, and the listener
+	 * counts them (rs_ring_pinned): the kernel's count of pinned pages
+	 * grew by at least that much. */
+	result(full.ring_kb > base.ring_kb &&
+	       (full.ring_kb - base.ring_kb) % (uint32_t)n == 0,
+	       "the listener counts rings of %u kB for the flood's %d "
+	       "connections (%u kB each)", full.ring_kb - base.ring_kb, n,
+	       (full.ring_kb - base.ring_kb) / (uint32_t)n);
+	result(full.vmpin_kb - base.vmpin_kb >= full.ring_kb - base.ring_kb,
+	       "VmPin grew %u kB, at least the rings' %u kB",
+	       full.vmpin_kb - base.vmpin_kb, full.ring_kb - base.ring_kb);
 	if (idle_ms) {
 		/* Hold them, silent, until the server closes them as idle. */
 		deadline = now_ms() + 2 * (int64_t)idle_ms + 30000;
@@ -249,10 +262,13 @@ static void flood(int idle_ms, int limit)
 			usleep(500 * 1000);
 			get_status(&w, &now);
 		} while (now_ms() < deadline &&
-			 (now.idle - base.idle < (uint32_t)n || now.conns > 1));
+			 (now.idle - base.idle < (uint32_t)n || now.conns > 1 ||
+			  now.ring_kb > base.ring_kb));
 		result(now.idle - base.idle == (uint32_t)n, "the server closed "
 		       "%u idle connections (%d held)", now.idle - base.idle, n);
 		result(now.conns == 1, "the watcher stayed (conns %u)", now.conns);
+		result(now.ring_kb == base.ring_kb, "the listener counts the "
+		       "watcher's rings alone again (%u kB)", now.ring_kb);
 	} else {
 		for (i = 0; i < n; i++)
 			conn_close(&fl[i]);
@@ -260,9 +276,12 @@ static void flood(int idle_ms, int limit)
 		do {
 			usleep(200 * 1000);
 			get_status(&w, &now);
-		} while (now_ms() < deadline && now.conns > 1);
+		} while (now_ms() < deadline &&
+			 (now.conns > 1 || now.ring_kb > base.ring_kb));
 		result(now.conns == 1, "the flood's connections freed once it "
 		       "left (conns %u)", now.conns);
+		result(now.ring_kb == base.ring_kb, "the listener counts the "
+		       "watcher's rings alone again (%u kB)", now.ring_kb);
 	}
 	t = bystander();
 	printf("floodpeer: bystander connected and served in %lld ms\n",

@@ -338,6 +338,36 @@ END_TEST
  * unset, whatever the bytes after the program's struct, so resolution
  * takes it from the environment, not from those bytes.
  */
+/*
+ * The fields appended after 0.1 (send_buffer, busy_poll_alone_us,
+ * reply_windows) are this library's own: set in a program's struct of
+ * today's size they are taken, not refused as a newer program's, and
+ * they come back out.
+ */
+START_TEST(options_past_0_1_known)
+{
+	struct rpcrdma_options prog, out, back;
+	struct rpcrdma_optsrc src;
+	char err[256];
+
+	rpcrdma_options_init(&prog);
+	prog.ro_send_buffer = 8192;
+	prog.ro_busy_poll_alone_us = 70;
+	prog.ro_reply_windows = 9;
+	ck_assert_int_eq(rpcrdma_optsrc_init(&src, &prog, CL, NULL, false, NULL,
+					     err, sizeof(err)), 0);
+	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
+	ck_assert_uint_eq(out.ro_send_buffer, 8192);
+	ck_assert_uint_eq(out.ro_busy_poll_alone_us, 70);
+	ck_assert_uint_eq(out.ro_reply_windows, 9);
+	rpcrdma_optsrc_fini(&src);
+	rpcrdma_options_init(&back);
+	ck_assert_int_eq(rpcrdma_options_export(&back, &out), 0);
+	ck_assert_uint_eq(back.ro_send_buffer, 8192);
+	ck_assert_uint_eq(back.ro_reply_windows, 9);
+}
+END_TEST
+
 START_TEST(old_program_resolved)
 {
 	unsigned char buf[sizeof(struct rpcrdma_options) + SLACK] __attribute__((aligned(16)));
@@ -419,6 +449,7 @@ int main(void)
 	tcase_add_test(tr, options_init);
 	tcase_add_test(tr, options_export);
 	tcase_add_test(tr, options_import_sizes);
+	tcase_add_test(tr, options_past_0_1_known);
 	tcase_add_test(tr, old_program_resolved);
 	tcase_add_test(tr, hint_and_result_buf);
 	suite_add_tcase(s, tg);
