@@ -107,8 +107,9 @@ unsigned int rpcrdma_clnt_release(struct rpcrdma_xprt *x,
  */
 int rpcrdma_clnt_remote_inv(struct rpcrdma_req_chunks *qc, uint32_t rkey);
 
-/* Set up the slot's window now (the connection probes with it): 0 or
- * -EOPNOTSUPP.  And undo it, before the endpoint goes. */
+/* Set up the slot's window now (its first Reply chunk; counted in
+ * rs_window_pinned): 0 or -EOPNOTSUPP.  And undo it, before the
+ * endpoint goes. */
 int rpcrdma_clnt_mw_setup(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc);
 void rpcrdma_clnt_mw_fini(struct rpcrdma_xprt *x, struct rpcrdma_req_chunks *qc);
 
