@@ -54,6 +54,8 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	/* The three bounds' defaults and their reasons: rpcrdma.conf(5). */
 	{ "max_connections", RPCRDMA_CT_UINT, 0, 1000000, 128, 0, 0, NULL, S,
 	  OFF(ro_max_connections), "server: connections per listener; 0: no limit" },
+	{ "recv_buffers", RPCRDMA_CT_UINT, 0, 1048576, 512, 0, 0, NULL, S,
+	  OFF(ro_recv_buffers), "server: receive buffers one shared receive queue grows to (per device and size class); 0: rings per connection" },
 	{ "max_conn_memory", RPCRDMA_CT_SIZE, 0, 4095u << 20, 64u << 20, 0, 0, NULL, S,
 	  OFF(ro_max_conn_memory), "server: memory one connection may hold, rings and chunks; 0: no limit" },
 	{ "idle_timeout_ms", RPCRDMA_CT_DURATION, 0, 86400000, 360000, 0, 1000, NULL, S,

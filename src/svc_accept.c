@@ -20,6 +20,7 @@ static void conn_free_early(struct svc_rdma_listener *l,
 {
 	svc_rdma_bufs_free(c);
 	rpcrdma_xprt_fini(&c->cn_x);
+	svc_rdma_conn_srq_leave(c);
 	if (c->cn_dev)
 		svc_rdma_dev_put(l, c->cn_dev);
 	pthread_mutex_destroy(&c->cn_lock);
@@ -61,7 +62,8 @@ static struct rdma_cm_id *lst_refuse(struct svc_rdma_listener *l,
 
 /*
  * max_conn_memory, as this connection's device resolved it: the rings
- * just set up count first; a limit they alone exceed refuses it.
+ * just set up count first (on a shared receive queue, the receives its
+ * grant may hold); a limit they alone exceed refuses it.
  */
 static int conn_mem_init(struct svc_rdma_conn *c)
 {
@@ -69,7 +71,11 @@ static int conn_mem_init(struct svc_rdma_conn *c)
 	struct svc_rdma_mem *m = &c->cn_mem;
 
 	m->sm_limit = x->rx_opts.ro_max_conn_memory;
-	m->sm_rings = svc_rdma_ring_bytes(x->rx_ep.re_nrecv,
+	/* On a shared queue, the receives it may hold at once: one per
+	 * credit at most, of its class's size. */
+	m->sm_rings = svc_rdma_ring_bytes(c->cn_srq ? x->rx_opts.ro_max_requests :
+					  x->rx_ep.re_nrecv,
+					  c->cn_srq ? x->rx_srq_size :
 					  x->rx_opts.ro_inline_recv,
 					  x->rx_ep.re_nsend,
 					  x->rx_ep.re_send_size,
@@ -81,6 +87,56 @@ static int conn_mem_init(struct svc_rdma_conn *c)
 		    (unsigned long long)m->sm_rings,
 		    (unsigned long long)m->sm_limit);
 	errno = ENOBUFS;
+	return 0;
+}
+
+/*
+ * Its receives from the device's shared queue of its client's size class
+ * (svc_srq.h), its floor's credit taken: 0, or -ENOSPC (no class has room:
+ * refused).  A device without SRQs (said once), or recv_buffers 0: a ring
+ * of its own, as before, and 0.
+ */
+static int conn_srq_join(struct svc_rdma_listener *l, struct svc_rdma_conn *c)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+	struct svc_rdma_dev *d = c->cn_dev;
+	uint32_t size = x->rx_opts.ro_inline_recv;
+	int rc, warn = 0;
+
+	/* ln_lock orders the queues' making: before sq_grow_lock, sq_lock. */
+	pthread_mutex_lock(&l->ln_lock);
+	rc = svc_rdma_srq_attach(&d->dv_srqs, d->dv_verbs, d->dv_pd,
+				 x->rx_opts.ro_recv_buffers, l->ln_opts.ro_inline_recv,
+				 x->rx_opts.ro_max_requests, &size, &c->cn_srq,
+				 &c->cn_grant);
+	if (rc == -EOPNOTSUPP && x->rx_opts.ro_recv_buffers) {
+		warn = !d->dv_srq_warned;
+		d->dv_srq_warned = 1;
+	}
+	pthread_mutex_unlock(&l->ln_lock);
+	if (rc == -EOPNOTSUPP) {
+		if (!x->rx_opts.ro_recv_buffers)
+			return 0;
+		x->rx_stats.rs_srq_fallbacks++;
+		if (warn && x->rx_opts.ro_log_level >= RPCRDMA_LOG_WARNING)
+			fprintf(stderr, "rpcrdma: warning: device %s has no shared "
+				"receive queues: each connection gets a receive "
+				"ring of its own (rpcrdma(7), SIZING)\n",
+				rpcrdma_ep_device_name(&x->rx_ep) ?
+				rpcrdma_ep_device_name(&x->rx_ep) : "?");
+		return 0;
+	}
+	if (rc) {
+		RPCRDMA_DBG("accept: no shared receive buffer class has room");
+		return rc;
+	}
+	if (size < x->rx_opts.ro_inline_recv) {
+		x->rx_stats.rs_recv_downgrades++;
+		RPCRDMA_DBG("accept: receive size %u, not %u: its class is full",
+			    size, x->rx_opts.ro_inline_recv);
+	}
+	x->rx_srq = c->cn_srq->sq_ibv;
+	x->rx_srq_size = size;
 	return 0;
 }
 
@@ -105,6 +161,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		goto out_reject;
 	}
 	pthread_mutex_init(&c->cn_lock, NULL);
+	c->cn_lst = l;
 	x = &c->cn_x;
 	x->rx_ep.re_id = ev->id;
 	x->rx_ep.re_cm_ch = l->ln_ch;
@@ -115,7 +172,8 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	rpcrdma_xprt_negotiate(x, ev->param.conn.private_data,
 			       ev->param.conn.private_data ?
 			       ev->param.conn.private_data_len : 0);
-	c->cn_queue = calloc(x->rx_opts.ro_max_requests, sizeof(*c->cn_queue));
+	c->cn_qcap = x->rx_opts.ro_max_requests;
+	c->cn_queue = calloc(c->cn_qcap, sizeof(*c->cn_queue));
 	/* One Reply scratch slice per thread that may reply at once. */
 	c->cn_nslots = slots;
 	c->cn_scratch = malloc((size_t)x->rx_opts.ro_inline_send * slots);
@@ -143,8 +201,11 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 	if (!c->cn_queue || !c->cn_scratch || !c->cn_rw || !c->cn_dev ||
 	    (l->ln_threads.th_nthreads && fd < 0))
 		goto out_free;
+	why = "no shared receive buffers";
+	if (conn_srq_join(l, c))
+		goto out_free;
 	why = "endpoint setup";
-	if (rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests))
+	if (rpcrdma_xprt_setup_ep(x, c->cn_srq ? 0 : x->rx_opts.ro_max_requests))
 		goto out_free;
 	why = "over max_conn_memory";
 	if (!conn_mem_init(c)) {

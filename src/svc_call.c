@@ -40,7 +40,8 @@ static void count_bad_call(struct svc_rdma_conn *c)
  * Decode the transport header of a received Call into ct->ct_hdr and
  * find its RPC message: inline after the header, or reassembled from its
  * Read chunks.  0 with the message at *msgp; -1 when the Call was
- * answered with RDMA_ERROR or dropped (counted either way).
+ * answered with RDMA_ERROR or dropped (counted either way), its receive
+ * reposted first.
  */
 static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
@@ -66,32 +67,39 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	case SVC_RDMA_RECV_PULL:
 		break;
 	case SVC_RDMA_RECV_ERR_VERS:
-		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_VERS);
+		/* Its receive goes back before the answer grants it again. */
+		svc_rdma_conn_repost(c, rep);
+		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_VERS, 0);
 		return -1;
 	case SVC_RDMA_RECV_ERR_CHUNK:
 		if (rv.rv_over_limit)
 			svc_rdma_count_chunk_limit(c);
-		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_repost(c, rep);
+		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK, 0);
 		return -1;
 	case SVC_RDMA_RECV_DROP:
 	default:
 		count_bad_call(c);
+		svc_rdma_conn_repost(c, rep);
+		svc_rdma_conn_dropped(c);
 		return -1;
 	}
 	rc = svc_rdma_pull_call(c, ct, &rv.rv_map, rep->rr_buf + rv.rv_off,
 				msgp, lenp);
 	if (!rc)
 		return 0;
+	svc_rdma_conn_repost(c, rep);
 	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
 		    h->hd_xid, rc);
 	if (rc == -ENOMEM) {
-		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK, 0);
 		return -1;
 	}
 	/* The Reads failed or stalled: the connection goes, alone. */
 	if (rc == -ETIMEDOUT)
 		svc_rdma_conn_stalled(c, "a Call's RDMA Reads");
 	count_bad_call(c);
+	svc_rdma_conn_dropped(c);
 	return -1;
 }
 
@@ -135,7 +143,7 @@ static int deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 {
 	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
-	uint32_t nrecv = c->cn_x.rx_ep.re_nrecv;
+	uint32_t nrecv = c->cn_qcap;
 
 	if (!ct)
 		return FALSE;
@@ -179,10 +187,8 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 		if (!rep)
 			break;
 		c->cn_turn++;
-		if (conn_check_call(c, ct, rep, &m, &len)) {
-			svc_rdma_conn_repost(c, rep);
+		if (conn_check_call(c, ct, rep, &m, &len))
 			continue;
-		}
 		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
 		if (!xdr_callmsg(&ct->ct_args, msg)) {
 			/* Another RPC version gets RPC_MISMATCH; what is no
@@ -191,6 +197,7 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 				continue;
 			count_bad_call(c);
 			svc_rdma_conn_repost(c, rep);
+			svc_rdma_conn_dropped(c);
 			svc_rdma_buf_put(c, &ct->ct_callbuf);
 			continue;
 		}

@@ -59,6 +59,13 @@ static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
 	struct rpcrdma_xprt *x = &c->cn_x;
 
 	if (!unknown) {
+		/* A shared queue's buffer is the listener's: it goes back. */
+		if (c->cn_srq && wc->wc_ctx &&
+		    wc->wc_ctx->cq_kind == RPCRDMA_CQE_RECV)
+			svc_rdma_srq_lost(c->cn_srq,
+					  rpcrdma_container_of(wc->wc_ctx,
+							       struct rpcrdma_rep,
+							       rr_cqe));
 		conn_fail(x, -ECONNRESET);
 		return;
 	}
@@ -72,12 +79,43 @@ static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
+/*
+ * A Call from a shared queue past its client's grant: the client broke
+ * RFC 8166's credit rule, and the buffer it took was another client's
+ * share.  Its connection goes, alone, counted; the buffer goes back.
+ */
+static void conn_over_grant(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+	int first;
+
+	svc_rdma_srq_repost(c->cn_srq, rep);
+	pthread_mutex_lock(&x->rx_lock);
+	first = x->rx_dead != -EPROTO;
+	if (first)
+		x->rx_stats.rs_grant_exceeded++;
+	if (!x->rx_dead)
+		x->rx_dead = -EPROTO;
+	pthread_mutex_unlock(&x->rx_lock);
+	/* Its QP stops taking the others' receives now, not at teardown. */
+	if (first)
+		rpcrdma_ep_disconnect(&x->rx_ep);
+	if (first)
+		RPCRDMA_DBG("conn %p: a Call past its grant of %u: closed",
+			    (void *)c, c->cn_grant.gr_granted);
+}
+
 /* A Receive completed: into the Call queue (reap lock held). */
 static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
 {
 	struct svc_rdma_conn *c = owner;
 
-	c->cn_queue[(c->cn_qhead + c->cn_qlen++) % c->cn_x.rx_ep.re_nrecv] = rep;
+	if (c->cn_srq && (svc_rdma_srq_call(c->cn_srq, &c->cn_grant) ||
+			  c->cn_qlen >= c->cn_qcap)) {
+		conn_over_grant(c, rep);
+		return;
+	}
+	c->cn_queue[(c->cn_qhead + c->cn_qlen++) % c->cn_qcap] = rep;
 }
 
 /* The server posts Sends, Receives and RDMA Read/Write chains. */
@@ -239,6 +277,19 @@ static void conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 
 	int rc;
 
+	/* The shared queue's: its post is the listener's, not the QP's. */
+	if (c->cn_srq) {
+		rc = svc_rdma_srq_repost(c->cn_srq, rep);
+		pthread_mutex_lock(&x->rx_lock);
+		if (!rc)
+			x->rx_stats.rs_recv_posted++;
+		/* The kernel refused the process (conn_refused parks it);
+		 * another failure is the queue's, not this connection's. */
+		else if (rc == -EACCES && !x->rx_dead)
+			x->rx_dead = rc;
+		pthread_mutex_unlock(&x->rx_lock);
+		return;
+	}
 	pthread_mutex_lock(&x->rx_lock);
 	rc = rpcrdma_xprt_repost(x, rep);
 	/* -EACCES kept: the connection cannot be torn down (conn_refused). */
@@ -252,6 +303,12 @@ void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	conn_repost(c, rep);
 }
 
+void svc_rdma_conn_dropped(struct svc_rdma_conn *c)
+{
+	if (c->cn_srq)
+		svc_rdma_srq_dropped(c->cn_srq, &c->cn_grant);
+}
+
 /* A Call is answered (or abandoned): its receive and chunk buffer go back. */
 void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
 {
@@ -259,6 +316,10 @@ void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
 	if (ct->ct_cur) {
 		conn_repost(c, ct->ct_cur);
 		ct->ct_cur = NULL;
+		/* Never answered (its dispatcher sent nothing, or a copy of a
+		 * Call in progress): its credit comes back. */
+		if (!ct->ct_answered)
+			svc_rdma_conn_dropped(c);
 	}
 	svc_rdma_buf_put(c, &ct->ct_callbuf);
 }
@@ -333,6 +394,69 @@ static int conn_refused(struct svc_rdma_listener *l, struct svc_rdma_conn *c)
 	return 1;
 }
 
+uint32_t svc_rdma_conn_grant(struct svc_rdma_conn *c, uint32_t requested,
+			     bool error)
+{
+	struct rpcrdma_xprt *x = &c->cn_x;
+	uint32_t v;
+	int moved;
+
+	/* A ring of its own: exactly the receives it keeps posted. */
+	if (!c->cn_srq)
+		return x->rx_ep.re_nrecv;
+	v = svc_rdma_srq_grant(c->cn_srq, &c->cn_grant, requested, error, &moved);
+	if (moved) {
+		pthread_mutex_lock(&x->rx_lock);
+		if (moved > 0)
+			x->rx_stats.rs_credit_raises++;
+		else
+			x->rx_stats.rs_credit_cuts++;
+		pthread_mutex_unlock(&x->rx_lock);
+	}
+	return v;
+}
+
+void svc_rdma_conn_grant_stats(struct svc_rdma_conn *c,
+			       struct rpcrdma_stats *st, int first)
+{
+	uint32_t v;
+
+	if (!c->cn_srq)
+		v = c->cn_x.rx_ep.re_nrecv;
+	else {
+		pthread_mutex_lock(&c->cn_srq->sq_lock);
+		v = c->cn_grant.gr_granted;
+		pthread_mutex_unlock(&c->cn_srq->sq_lock);
+	}
+	if (first || v < st->rs_grant_min)
+		st->rs_grant_min = v;
+	if (v > st->rs_grant_max)
+		st->rs_grant_max = v;
+	st->rs_grant_sum += v;
+}
+
+void svc_rdma_conn_srq_leave(struct svc_rdma_conn *c)
+{
+	struct svc_rdma_srq *q = c->cn_srq;
+
+	if (!q)
+		return;
+	/* Calls taken off the queue, never served: their buffers back. */
+	if (c->cn_call.ct_cur) {
+		svc_rdma_srq_repost(q, c->cn_call.ct_cur);
+		c->cn_call.ct_cur = NULL;
+	}
+	while (c->cn_qlen) {
+		svc_rdma_srq_repost(q, c->cn_queue[c->cn_qhead]);
+		c->cn_qhead = (c->cn_qhead + 1) % c->cn_qcap;
+		c->cn_qlen--;
+	}
+	pthread_mutex_lock(&c->cn_lst->ln_lock);
+	svc_rdma_srq_detach(&c->cn_dev->dv_srqs, q, &c->cn_grant);
+	pthread_mutex_unlock(&c->cn_lst->ln_lock);
+	c->cn_srq = NULL;
+}
+
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 {
 	struct svc_rdma_listener *l = c->cn_lst;
@@ -377,7 +501,20 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	/* Its events a wait kept name c, and hold its id. */
 	svc_rdma_cm_forget(l, c->cn_x.rx_ep.re_id);
 	svc_rdma_bufs_free(c);
+	/*
+	 * Shared receives its QP took and nobody reaped (Calls that came
+	 * as it went, receives flushed) would be lost to the queue with
+	 * the CQ: the QP goes first, then its CQ is reaped dry, and every
+	 * buffer found goes back (svc_rdma_conn_srq_leave).
+	 */
+	if (c->cn_srq) {
+		rpcrdma_ep_destroy_qp(&c->cn_x.rx_ep);
+		while (conn_reap(c) > 0)
+			;
+	}
 	rpcrdma_xprt_fini(&c->cn_x);
+	/* Its QP is gone: it takes no more shared receives. */
+	svc_rdma_conn_srq_leave(c);
 	svc_rdma_dev_put(l, c->cn_dev);
 	/* Threaded: the private fd goes once nobody can look it up. */
 	if (c->cn_threaded)

@@ -22,6 +22,7 @@ void svc_rdma_idle_sweep(struct svc_rdma_listener *l)
 	uint32_t ms = l->ln_opts.ro_idle_timeout_ms;
 	uint64_t now = rpcrdma_poll_now_ns(NULL);
 	struct svc_rdma_conn *c;
+	int kick = 0;
 
 	if (!ms)
 		return;
@@ -44,8 +45,22 @@ void svc_rdma_idle_sweep(struct svc_rdma_listener *l)
 			RPCRDMA_DBG("conn %p: no Call for %u ms, closed",
 				    (void *)c, ms);
 			rpcrdma_ep_disconnect(&x->rx_ep);
+			/*
+			 * svc_run: its turn comes from its completion channel,
+			 * which fired with the flushes of its posted receives;
+			 * on a shared receive queue it has none, and a silent
+			 * peer may never answer the disconnect.  So it gets a
+			 * turn of the kick pass (ln_lock held), where it is
+			 * found dead and destroyed.
+			 */
+			if (l->ln_kickfd >= 0) {
+				c->cn_yield_gen = l->ln_kick_gen + 1;
+				kick = 1;
+			}
 		}
 	}
+	if (kick)
+		svc_rdma_kick(l);
 }
 
 /* The timer ticked (svc_run mode): read it, then sweep. */

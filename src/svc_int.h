@@ -11,6 +11,7 @@
 #include "rchunks.h"
 #include "rdma_rw.h"
 #include "svc_mem.h"
+#include "svc_srq.h"
 #include "transport.h"
 #include "svc_limits.h"
 #include "svc_peers.h"
@@ -53,7 +54,10 @@ struct svc_rdma_conn {
 	struct svc_rdma_conn *cn_next;	/* listener's list of connections */
 	pthread_mutex_t cn_lock;	/* the Call queue and CQ reaping */
 	struct rpcrdma_rep **cn_queue;	/* Calls received, not yet served */
-	uint32_t cn_qhead, cn_qlen;
+	uint32_t cn_qhead, cn_qlen, cn_qcap;
+	struct svc_rdma_srq *cn_srq;	/* its shared receive queue; NULL: a
+					 * ring of its own (svc_srq.h) */
+	struct rpcrdma_grant cn_grant;	/* cn_srq's sq_lock: its credits */
 	struct svc_rdma_call cn_call;	/* svc_run mode: the Call being served */
 	char *cn_scratch;		/* Reply head/tail storage (copied when sent) */
 	uint32_t cn_nslots;		/* Calls served at once: scratch slices */
@@ -167,8 +171,10 @@ bool_t svc_rdma_reply(struct svc_rdma_conn *c, SVCAUTH *auth,
 		      struct rpc_msg *msg);
 void svc_rdma_reply_kept(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			 const struct rpcrdma_drc_reply *kept);
+/* credits 0: the RDMA_ERROR answers a Call no Reply answered (its grant is
+ * counted here); else the grant its Reply, not sent, already counted. */
 void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
-			      uint32_t err);
+			      uint32_t err, uint32_t credits);
 void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what);
 /* How long one Send, or one RDMA Read/Write chain, may take before its
  * connection counts as stalled: svc_stall_ms, plus a chain's bytes at a
@@ -201,8 +207,20 @@ int svc_rdma_conn_reap(struct svc_rdma_conn *c);
 int svc_rdma_conn_spin(struct svc_rdma_conn *c, uint32_t spin_us);
 void svc_rdma_conn_reap_wait(void *arg);
 void svc_rdma_conn_repost(struct svc_rdma_conn *c, struct rpcrdma_rep *rep);
+/* A Call dropped without an answer, its receive reposted: its credit back
+ * on a shared queue's books (grants.h, rpcrdma_grant_dropped). */
+void svc_rdma_conn_dropped(struct svc_rdma_conn *c);
 void svc_rdma_call_release(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
 void svc_rdma_conn_destroy(struct svc_rdma_conn *c);
+/* The grant its next Reply (error: RDMA_ERROR) carries, counted. */
+uint32_t svc_rdma_conn_grant(struct svc_rdma_conn *c, uint32_t requested,
+			     bool error);
+/* Its shared receives and grant into a listener's sum (first: the first
+ * connection summed, so rs_grant_min starts from it). */
+void svc_rdma_conn_grant_stats(struct svc_rdma_conn *c,
+			       struct rpcrdma_stats *st, int first);
+/* Its receives back to its shared queue, its share released: the QP is gone. */
+void svc_rdma_conn_srq_leave(struct svc_rdma_conn *c);
 
 /*
  * The Call state of this connection: its own under svc_run(), the calling

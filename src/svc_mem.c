@@ -71,6 +71,8 @@ struct svc_rdma_dev *svc_rdma_dev_get(struct svc_rdma_listener *l,
 
 static void dev_free(struct svc_rdma_dev *d)
 {
+	/* Its shared receive queues first: their buffers are on its PD. */
+	svc_rdma_srqs_fini(&d->dv_srqs);
 	while (d->dv_regions) {
 		struct svc_rdma_region *r = d->dv_regions;
 
@@ -110,6 +112,19 @@ void svc_rdma_devs_fini(struct svc_rdma_listener *l)
 		l->ln_devs = d->dv_next;
 		dev_free(d);
 	}
+}
+
+/* Its shared receive queues' gauges, summed over its devices (ln_lock). */
+void svc_rdma_devs_srq_stats(struct svc_rdma_listener *l,
+			     struct rpcrdma_stats *st)
+{
+	struct svc_rdma_dev *d;
+
+	st->rs_srq_posted = st->rs_srq_in_use = st->rs_srq_pinned = 0;
+	st->rs_srq_committed = st->rs_grant_overcommits = 0;
+	st->rs_grant_min = st->rs_grant_max = st->rs_grant_sum = 0;
+	for (d = l->ln_devs; d; d = d->dv_next)
+		svc_rdma_srqs_stats(&d->dv_srqs, st);
 }
 
 /* What the listener has registered for chunks, now and at most. */

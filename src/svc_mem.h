@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pool.h"
+#include "svc_srq.h"
 #include "verbs.h"
 
 struct svc_rdma_listener;
@@ -36,6 +37,8 @@ struct svc_rdma_dev {
 	int dv_own_tried;
 	uint64_t dv_pinned;		/* ours and fallbacks, registered now */
 	uint64_t dv_pinned_peak;
+	struct svc_rdma_srqs dv_srqs;	/* its shared receive queues (ln_lock) */
+	int dv_srq_warned;		/* "no SRQs" said once (ln_lock) */
 };
 
 /* The registered bytes one Call (or its Reply) uses. */
@@ -64,6 +67,8 @@ struct ibv_pd *svc_rdma_mem_get_pd(struct svc_rdma_listener *l,
 int svc_rdma_mem_add(struct svc_rdma_listener *l, struct ibv_mr *mr);
 void svc_rdma_devs_pinned(struct svc_rdma_listener *l, uint64_t *now,
 			  uint64_t *peak);
+void svc_rdma_devs_srq_stats(struct svc_rdma_listener *l,
+			     struct rpcrdma_stats *st);
 
 int svc_rdma_buf_get(struct svc_rdma_conn *c, size_t len,
 		     struct svc_rdma_buf *b);

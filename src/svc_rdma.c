@@ -526,6 +526,7 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *prog)
 		stats->rs_pool_pinned = c->cn_dev->dv_pinned;
 		stats->rs_pool_pinned_peak = c->cn_dev->dv_pinned_peak;
 		pthread_mutex_unlock(&c->cn_dev->dv_lock);
+		svc_rdma_conn_grant_stats(c, stats, 1);
 		return rpcrdma_stats_export(prog, stats) ? -1 : 0;
 	}
 	if (xprt->xp_ops != &listener_ops)
@@ -538,6 +539,10 @@ int svc_rdma_get_stats(SVCXPRT *xprt, struct rpcrdma_stats *prog)
 	conns_add(stats, l->ln_closing);
 	svc_rdma_devs_pinned(l, &stats->rs_pool_pinned,
 			     &stats->rs_pool_pinned_peak);
+	/* Gauges, not sums: the queues' now, the live connections' grants. */
+	svc_rdma_devs_srq_stats(l, stats);
+	for (c = l->ln_conns; c; c = c->cn_next)
+		svc_rdma_conn_grant_stats(c, stats, c == l->ln_conns);
 	pthread_mutex_unlock(&l->ln_lock);
 	return rpcrdma_stats_export(prog, stats) ? -1 : 0;
 }

@@ -98,7 +98,8 @@ static int conn_send_bounded(struct svc_rdma_conn *c, const void *hdr,
  * Answer a Call we cannot serve with RDMA_ERROR; the connection stays up,
  * unless the answer cannot be posted in time (conn_send_bounded).
  */
-void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t err)
+void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
+			      uint32_t err, uint32_t credits)
 {
 	struct rpcrdma_xprt *x = &c->cn_x;
 	uint8_t hdr[RPCRDMA_HDRLEN_ERR_VERS];
@@ -107,8 +108,9 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid, uint32_t er
 	ssize_t n;
 	int queued;
 
-	n = rpcrdma_encode_error(hdr, sizeof(hdr), xid,
-				 x->rx_ep.re_nrecv, err);
+	if (!credits)
+		credits = svc_rdma_conn_grant(c, 0, true);
+	n = rpcrdma_encode_error(hdr, sizeof(hdr), xid, credits, err);
 	if (n < 0)
 		return;
 	rpcrdma_xdrbuf_init(&empty, NULL, 0, 0);
@@ -519,6 +521,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	struct rpcrdma_hdr h;
 	struct rpcrdma_send_pre pre;
 	struct reply_chain *ch = NULL;
+	uint32_t credits;
 	ssize_t n = 0;
 	int rc;
 
@@ -529,8 +532,9 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	if (x->rx_peer_remote_inv &&
 	    svc_rdma_inv_rkey(&ct->ct_hdr, &pre.sp_inv_rkey))
 		pre.sp_inv = 1;
-	/* We grant exactly the receives we keep posted. */
-	svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, x->rx_ep.re_nrecv, &h);
+	/* A ring: the receives it keeps posted; a shared queue: by need. */
+	credits = svc_rdma_conn_grant(c, ct->ct_hdr.hd_credits, false);
+	svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, credits, &h);
 	/* Each service thread owns one scratch slice: Replies encode in
 	 * parallel. */
 	rc = src_encode(src, &xb, c->cn_scratch +
@@ -552,8 +556,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	 * None to be had: the Write chunks go back unused, and the Reply
 	 * goes as if the Call had offered none. */
 	if (v == SVC_RDMA_REPLY_DIRECT && svc_rdma_buf_get(c, wp.wp_bytes, &b)) {
-		svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid,
-				      x->rx_ep.re_nrecv, &h);
+		svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, credits, &h);
 		in.ri_no_direct = true;
 		v = svc_rdma_reply_decide(&in, &h, &wp);
 	}
@@ -607,15 +610,16 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		svc_rdma_conn_stalled(c, "a Reply's RDMA Writes");
 	ct->ct_rel_status = -rc;
 	if (rc == -EMSGSIZE || rc == -ENOMEM)	/* no room: fail it cleanly */
-		svc_rdma_conn_send_error(c, ct->ct_xid, RPCRDMA_ERR_CHUNK);
+		svc_rdma_conn_send_error(c, ct->ct_xid, RPCRDMA_ERR_CHUNK,
+					 credits);
 	pthread_mutex_lock(&x->rx_lock);
 	if (!rc) {
 		x->rx_stats.rs_replies++;
 		RPCRDMA_PROBE4(svc_reply, x, ct->ct_xid, reply_names[v],
 			       body->xb_len);
 	}
-	x->rx_stats.rs_credits_granted = x->rx_ep.re_nrecv;
-	RPCRDMA_PROBE2(credits, x, x->rx_ep.re_nrecv);
+	x->rx_stats.rs_credits_granted = credits;
+	RPCRDMA_PROBE2(credits, x, credits);
 	pthread_mutex_unlock(&x->rx_lock);
 	RPCRDMA_DBG("conn %p: Reply%s xid %#x: %d%s", (void *)c,
 		    src->src_kept ? " (kept)" : "", ct->ct_xid, rc,

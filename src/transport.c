@@ -170,6 +170,9 @@ static void xprt_fit_peer(struct rpcrdma_xprt *x)
 		return;
 	rpcrdma_cm_fit(&x->rx_peer, x->rx_peer_offered,
 		       &x->rx_opts.ro_inline_send, &x->rx_opts.ro_inline_recv);
+	/* Its shared queue's class may be smaller than the offer (full). */
+	if (x->rx_srq && x->rx_opts.ro_inline_recv > x->rx_srq_size)
+		x->rx_opts.ro_inline_recv = x->rx_srq_size;
 	x->rx_recv_max = x->rx_opts.ro_inline_recv;
 }
 
@@ -211,6 +214,9 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 		.ea_max_sge = RPCRDMA_XDRBUF_MAX_SEGS + 1,
 		.ea_nrw = x->rx_nrw,
 		.ea_extra_wr = x->rx_extra_wr,
+		.ea_srq = x->rx_srq,
+		/* Completions of every Call its grant may allow at once. */
+		.ea_srq_recv = x->rx_opts.ro_max_requests,
 	};
 	rc = rpcrdma_ep_setup(&x->rx_ep, &a);
 	if (rc && x->rx_ep.re_failed_step)

@@ -68,6 +68,10 @@ struct rpcrdma_xprt {
 	bool rx_peer_remote_inv;	/* the peer takes Send With Invalidate
 					   (its RFC 8797 private data) */
 	bool rx_remote_inv;		/* we do: said in our private data */
+	/* A server connection receiving from a shared queue (svc_srq.h):
+	 * its buffers' size, which bounds what its client is told. */
+	struct ibv_srq *rx_srq;
+	uint32_t rx_srq_size;
 };
 
 int rpcrdma_options_setup(struct rpcrdma_optsrc *src,

@@ -8,6 +8,7 @@
 #include "config.h"
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -217,7 +218,8 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 		attr.recv_cq = ep->re_cq;
 		attr.qp_type = IBV_QPT_RC;
 		attr.cap.max_send_wr = a->ea_nsend + a->ea_nrw + a->ea_extra_wr;
-		attr.cap.max_recv_wr = a->ea_nrecv;
+		attr.cap.max_recv_wr = a->ea_srq ? 0 : a->ea_nrecv;
+		attr.srq = a->ea_srq;
 		attr.cap.max_send_sge = max_sge;
 		attr.cap.max_recv_sge = 1;
 		attr.cap.max_inline_data = want;
@@ -279,6 +281,45 @@ static enum rpcrdma_driver rpcrdma_ep_driver_here(struct rpcrdma_ep *ep)
 	return driver_of(ep->re_id->verbs->device, &da);
 }
 
+/*
+ * siw's mmap keys: the siw provider of rdma-core takes a key of exactly
+ * SIW_INVAL_UOBJ_KEY (0x90000, page 144) for "no key" and fails the CQ,
+ * QP or SRQ it came with (errno left as it was: a stale ENOMEM), though
+ * the kernel handed it out as a valid key, the lowest free pages of the
+ * process's context first.  A process whose queues reach page 144 (about
+ * 30 server connections, 17 CLIENTs) could make no more, for good.  So
+ * the first queue made on a siw device is a guard: a CQ of 32768 entries
+ * (257 pages, 1 MiB of kernel memory, never pinned) holding pages 0 to
+ * 256 for the life of the process.  Best effort: a program that made
+ * queues on the context before may leave page 144 in a hole.
+ */
+#define SIW_GUARD_CQE	32768
+#define SIW_GUARDS	8
+
+void rpcrdma_siw_key_guard(struct ibv_context *verbs)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct ibv_context *guarded[SIW_GUARDS];
+	static struct ibv_cq *guard[SIW_GUARDS];	/* reachable: kept */
+	struct ibv_device_attr da;
+	unsigned int i;
+
+	memset(&da, 0, sizeof(da));
+	if (!verbs || ibv_query_device(verbs, &da) ||
+	    driver_of(verbs->device, &da) != RPCRDMA_DRV_SIW)
+		return;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < SIW_GUARDS && guarded[i] && guarded[i] != verbs; i++)
+		;
+	if (i < SIW_GUARDS && !guarded[i]) {
+		/* Kept, never destroyed: the pages must stay taken. */
+		guard[i] = ibv_create_cq(verbs, SIW_GUARD_CQE, NULL, NULL, 0);
+		if (guard[i])
+			guarded[i] = verbs;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	const char *what;
@@ -296,6 +337,7 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 		what = "ibv_alloc_pd";
 		goto out_fail;
 	}
+	rpcrdma_siw_key_guard(ep->re_id->verbs);
 	what = "ibv_create_comp_channel";
 	errno = 0;
 	ep->re_comp_ch = ibv_create_comp_channel(ep->re_id->verbs);
@@ -309,7 +351,8 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 	what = "ibv_create_cq";
 	errno = 0;
 	ep->re_cq = ibv_create_cq(ep->re_id->verbs,
-				  (int)(a->ea_nsend + a->ea_nrw + a->ea_extra_wr + a->ea_nrecv), ep,
+				  (int)(a->ea_nsend + a->ea_nrw + a->ea_extra_wr +
+					(a->ea_srq ? a->ea_srq_recv : a->ea_nrecv)), ep,
 				  ep->re_comp_ch, 0);
 	if (!ep->re_cq) {
 		rc = verbs_errno();
@@ -324,8 +367,9 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 	ep->re_nrecv = a->ea_nrecv;
 	ep->re_recv_size = a->ea_recv_size;
 	what = "receive buffers";
-	rc = alloc_region(ep, a->ea_nrecv, a->ea_recv_size, &ep->re_recv_mem,
-			  &ep->re_recv_mr);
+	/* None of its own when it takes them from a shared queue. */
+	rc = a->ea_nrecv ? alloc_region(ep, a->ea_nrecv, a->ea_recv_size,
+					&ep->re_recv_mem, &ep->re_recv_mr) : 0;
 	if (rc)
 		goto out_fail;
 	ep->re_nsend = a->ea_nsend;
@@ -336,7 +380,7 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 			  &ep->re_send_mr);
 	if (rc)
 		goto out_fail;
-	ep->re_reps = calloc(a->ea_nrecv, sizeof(*ep->re_reps));
+	ep->re_reps = calloc(a->ea_nrecv ? a->ea_nrecv : 1, sizeof(*ep->re_reps));
 	ep->re_sendctxs = calloc(a->ea_nsend, sizeof(*ep->re_sendctxs));
 	if (!ep->re_reps || !ep->re_sendctxs)
 		return -ENOMEM;

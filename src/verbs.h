@@ -40,6 +40,7 @@ struct rpcrdma_rep {
 	uint8_t *rr_buf;
 	uint32_t rr_len;	/* bytes received */
 	uint32_t rr_index;
+	uint32_t rr_lkey;	/* a shared receive queue's buffer: its MR's */
 	/* The Send that filled it invalidated rr_inv_rkey here (Send With
 	 * Invalidate, RFC 8797): the device reported that rkey dead. */
 	int rr_with_inv;
@@ -94,6 +95,10 @@ struct rpcrdma_ep_attr {
 	uint32_t ea_max_sge;		/* asked; bounded by the device */
 	uint32_t ea_nrw;		/* send queue room for RDMA Read/Write */
 	uint32_t ea_extra_wr;		/* send queue room beyond the Sends */
+	/* Receives from a shared queue (ea_nrecv 0): the QP takes them
+	 * from ea_srq, its CQ holds ea_srq_recv of their completions. */
+	struct ibv_srq *ea_srq;
+	uint32_t ea_srq_recv;
 };
 
 struct rpcrdma_ep {
@@ -253,6 +258,19 @@ int rpcrdma_cq_drain_events(struct rpcrdma_ep *ep);
 int rpcrdma_cq_sleep(struct rpcrdma_ep *ep, int timeout_ms);
 int rpcrdma_cq_sleep_or(struct rpcrdma_ep *ep, int fd, int timeout_ms,
 			bool *fd_ready);
+
+/*
+ * Shared receive queues (verbs_srq.c): a device's limits (max_srq 0: it
+ * has none), one made on a PD, and n receives of size bytes each (every
+ * rep's rr_buf and rr_lkey) posted to it as chains; *posted says how many
+ * went, on failure too.
+ */
+int rpcrdma_dev_srq_limits(struct ibv_context *verbs, uint32_t *max_srq,
+			   uint32_t *max_wr);
+struct ibv_srq *rpcrdma_srq_create(struct ibv_pd *pd, uint32_t max_wr);
+int rpcrdma_srq_destroy(struct ibv_srq *srq);
+int rpcrdma_srq_post(struct ibv_srq *srq, struct rpcrdma_rep *const *reps,
+		     unsigned int n, uint32_t size, unsigned int *posted);
 
 int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
 		   const char *host, const char *port, int backlog);

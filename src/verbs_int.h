@@ -17,4 +17,8 @@ static inline int set_nonblock(int fd)
 	return 0;
 }
 
+struct ibv_context;
+/* Before the first queue on a siw device: its key guard (verbs.c says why). */
+void rpcrdma_siw_key_guard(struct ibv_context *verbs);
+
 #endif

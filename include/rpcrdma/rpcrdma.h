@@ -102,6 +102,7 @@ struct rpcrdma_options {
 	uint32_t ro_busy_poll_alone_us;	/* client: busy_poll_us while a call is alone in flight, if more */
 	uint32_t ro_send_buffer;	/* each registered send buffer (at most ro_inline_send) */
 	uint32_t ro_reply_windows;	/* client: call slots whose Reply chunks go through a memory window */
+	uint32_t ro_recv_buffers;	/* server: receive buffers per shared queue; 0: rings per connection */
 	/* Append new fields here, never anywhere else (rpcrdma(7), ABI). */
 };
 /* The smallest ro_size accepted: the end of release 0.1's last field. */
@@ -216,6 +217,24 @@ struct rpcrdma_stats {
 					 * memory windows now, one per call slot that offered one */
 	uint64_t rs_window_fallbacks;	/* client: Reply chunks registered per RPC where windows work,
 					 * the call's slot past reply_windows */
+	/* Shared receive queues and credits granted by need (appended). */
+	uint64_t rs_srq_posted;		/* server: shared receives posted now (a listener: all its queues) */
+	uint64_t rs_srq_in_use;		/* server: shared receive buffers not posted now: holding a Call */
+	uint64_t rs_srq_pinned;		/* server: bytes registered for shared receive buffers */
+	uint64_t rs_srq_committed;	/* server: Calls the clients may still send into them */
+	uint64_t rs_grant_min;		/* server: least grant of a live connection (a connection: its own) */
+	uint64_t rs_grant_max;		/* server: largest grant of a live connection */
+	uint64_t rs_grant_sum;		/* server: grants of the live connections, summed */
+	uint64_t rs_credit_raises;	/* server: Replies that granted more than the last */
+	uint64_t rs_credit_cuts;	/* server: Replies that granted less than the last */
+	uint64_t rs_grant_exceeded;	/* server: connections closed for sending Calls past their grant */
+	uint64_t rs_grant_overcommits;	/* server: times more Calls were allowed than receives posted
+					 * (never, unless the library is wrong or peers past their
+					 * grants outran the reserve) */
+	uint64_t rs_srq_fallbacks;	/* server: connections on receive rings of their own because the
+					 * device has no shared receive queues */
+	uint64_t rs_recv_downgrades;	/* server: connections told a smaller receive size than their
+					 * client offered, its class's queue being full */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

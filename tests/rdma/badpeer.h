@@ -16,7 +16,7 @@ enum {
 	BAD_BUF = RAWPEER_BUF,	/* each, as we offer in the private data */
 	BAD_CREDITS = 4,	/* what our Calls ask for */
 	BAD_WAIT_MS = 10000,	/* bounded wait for every completion */
-	BAD_SRV_CREDITS = 32,	/* echo_server's grant (its default) */
+	BAD_SRV_CREDITS = 32,	/* echo_server's most grant (max_requests) */
 	BAD_CHUNK = 16384,	/* Read chunk source / Reply chunk target */
 };
 

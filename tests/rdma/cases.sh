@@ -8,7 +8,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 . "$(dirname "$0")/lib.sh"
 # The files of cases this one sources, in order (each sourced below); the
 # timing ones (bystander latencies, the bench) only where want timing.
-case_files="conf-cases.sh chain-cases.sh drc-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh
+case_files="conf-cases.sh chain-cases.sh drc-cases.sh srq-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh
 	xdr-cases.sh nfs3-cases.sh probe-cases.sh preload-cases.sh creds-cases.sh
 	swi-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
@@ -679,17 +679,21 @@ killedclient client-killed-mid-chunks \
 	"$b/tests/rdma/chunk_client -K read -F $work/client-killed-mid-chunks.calling -a $srv -b $cli -t 2"
 fi	# want common
 
-# stall NAME: a raw peer sends 64 Calls and never posts a receive, so the
-# server's Replies to it cannot be delivered (rxe: they sit in RNR retry and
-# their Sends never complete; siw: iWARP has no RNR, that connection
-# terminates).  While the peer stays connected, a bystander client and then
-# a connection made after the stall must be served in time; once the peer
-# has gone, the server must still serve, shut down cleanly, and report the
-# connection it tore down because its Sends stalled.
+# stall NAME SARGS RECV_BUFFERS: a raw peer sends 64 Calls and never posts
+# a receive, so the server's Replies to it cannot be delivered (rxe: they
+# sit in RNR retry and their Sends never complete; siw: iWARP has no RNR,
+# that connection terminates).  While the peer stays connected, a bystander
+# client and then a connection made after the stall must be served in
+# time; once the peer has gone, the server must still serve, shut down
+# cleanly, and report the connection it tore down: with rings of their own
+# (recv_buffers 0) because its Sends stalled; on shared receive queues,
+# where its Calls past its one credit are its undoing first, because it
+# exceeded its grant (rs_grant_exceeded, on both beds).
 stall() {
-	name=$1 sargs=$2; port=$((port + 1))
+	name=$1 sargs=$2 rbufs=$3; port=$((port + 1))
 	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
 	timeout 300 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
+		RPCRDMA_RECV_BUFFERS=$rbufs \
 		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
@@ -738,13 +742,18 @@ stall() {
 	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
 	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\) .*/\1/p' \
 		"$work/$name.server")
+	exceeded=$(sed -n 's/^server: srq grant_exceeded \([0-9]*\) .*/\1/p' \
+		"$work/$name.server")
 	# The peer's connection went down while it stayed.  rxe: its Replies
 	# stalled and the server tore it down; siw: it failed by itself.
 	if [ -z "$why" ] && ! grep -q "the server disconnected us" "$work/$name.peer"; then
 		why="the peer's connection was never torn down"
 	fi
-	if [ -z "$why" ] && [ "$kind" = rxe ] && [ "$stalled" != 1 ]; then
+	if [ -z "$why" ] && [ "$rbufs" = 0 ] && [ "$kind" = rxe ] && [ "$stalled" != 1 ]; then
 		why="stalled_conns '$stalled', expected 1"
+	fi
+	if [ -z "$why" ] && [ "$rbufs" != 0 ] && [ "$exceeded" != 1 ]; then
+		why="grant_exceeded '$exceeded', expected 1"
 	fi
 	if [ -z "$why" ]; then
 		tap "ok - $kind: $name"
@@ -756,11 +765,14 @@ stall() {
 		failed=1
 	fi
 }
-want common && stall stalled-peer
+want common && stall stalled-peer "" 0
 # Mapped Replies wait for their Send completion: that wait is bounded too.
-want slow && stall stalled-peer-mapped "-s mapped"
+want slow && stall stalled-peer-mapped "-s mapped" 0
 # Async Replies to the stalled peer are released when it is torn down.
-want slow && stall stalled-peer-async "-A -s mapped"
+want slow && stall stalled-peer-async "-A -s mapped" 0
+# The same peer on shared receive queues: closed for its Calls past its
+# grant before any Reply can stall.
+want common && stall stalled-peer-srq "" 512
 
 # rpcrdma.conf, the environment and per-handle options on the wire
 # (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying

@@ -34,6 +34,11 @@ creds_refused() {
 	if [ ! -e "$ready" ]; then
 		why="server never became ready"
 	else
+		# The file exists from its fopen(), its pid only once closed.
+		i=0
+		while [ ! -s "$ready" ] && [ $i -lt 200 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
 		read pid <"$ready"
 		timeout 60 $RPCRDMA_CLIENT_EXEC $b/tests/rdma/creds_client -f \
 			-a $srv -b $cli -p $port >"$work/$name.client" 2>&1 ||
@@ -108,6 +113,10 @@ creds_client_refused() {
 		why="server never became ready"
 		kill -TERM $spid 2>/dev/null
 	else
+		i=0
+		while [ ! -s "$ready" ] && [ $i -lt 200 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
 		read pid <"$ready"
 		timeout 60 $RPCRDMA_CLIENT_EXEC $b/tests/rdma/creds_client \
 			-g "$sw" -a $srv -b $cli -p $port >"$work/$name.client" 2>&1 &

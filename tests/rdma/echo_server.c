@@ -152,6 +152,48 @@ bool_t echo_status_1_svc(void *argp, echo_status *res, struct svc_req *rq)
 	return TRUE;
 }
 
+static unsigned count_threads(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	unsigned n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %u", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+bool_t echo_srq_1_svc(void *argp, echo_srq *res, struct svc_req *rq)
+{
+	struct rpcrdma_stats st = RPCRDMA_STATS_INIT;
+
+	(void)argp; (void)rq;
+	memset(res, 0, sizeof(*res));
+	res->eq_vmpin_kb = vmpin_kb();
+	res->eq_threads = count_threads();
+	if (svc_rdma_get_stats(listener, &st))
+		return TRUE;
+	res->eq_posted = (unsigned)st.rs_srq_posted;
+	res->eq_in_use = (unsigned)st.rs_srq_in_use;
+	res->eq_pinned_kb = (unsigned)(st.rs_srq_pinned >> 10);
+	res->eq_committed = (unsigned)st.rs_srq_committed;
+	res->eq_grant_min = (unsigned)st.rs_grant_min;
+	res->eq_grant_max = (unsigned)st.rs_grant_max;
+	res->eq_grant_sum = (unsigned)st.rs_grant_sum;
+	res->eq_raises = (unsigned)st.rs_credit_raises;
+	res->eq_cuts = (unsigned)st.rs_credit_cuts;
+	res->eq_exceeded = (unsigned)st.rs_grant_exceeded;
+	res->eq_overcommits = (unsigned)st.rs_grant_overcommits;
+	res->eq_fallbacks = (unsigned)st.rs_srq_fallbacks;
+	res->eq_downgrades = (unsigned)st.rs_recv_downgrades;
+	res->eq_ring_kb = (unsigned)(st.rs_ring_pinned >> 10);
+	return TRUE;
+}
+
 bool_t echo_null_1_svc(void *argp, void *result, struct svc_req *rq)
 {
 	(void)argp; (void)result; (void)rq;
@@ -235,6 +277,7 @@ union echo_any {
 	echo_words w;
 	u_int ms;
 	echo_status st;
+	echo_srq sq;
 };
 
 struct async_call {
@@ -277,6 +320,7 @@ static void dispatch_async(struct svc_req *rq, SVCXPRT *xprt)
 	P(ECHO_SLEEP, echo_sleep_1_svc, xdr_u_int, xdr_void);
 	P(ECHO_WORDS, echo_words_1_svc, xdr_echo_words, xdr_echo_words);
 	P(ECHO_STATUS, echo_status_1_svc, xdr_void, xdr_echo_status);
+	P(ECHO_SRQ, echo_srq_1_svc, xdr_void, xdr_echo_srq);
 #undef P
 	default:
 		svcerr_noproc(xprt);
@@ -606,6 +650,15 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_conns_refused,
 		       (unsigned long long)st.rs_conns_lost,
 		       (unsigned long long)st.rs_conns_freed);
+	if (svc_rdma_get_stats(listener, &st) == 0)
+		printf("server: srq grant_exceeded %llu overcommits %llu "
+		       "fallbacks %llu downgrades %llu raises %llu cuts %llu\n",
+		       (unsigned long long)st.rs_grant_exceeded,
+		       (unsigned long long)st.rs_grant_overcommits,
+		       (unsigned long long)st.rs_srq_fallbacks,
+		       (unsigned long long)st.rs_recv_downgrades,
+		       (unsigned long long)st.rs_credit_raises,
+		       (unsigned long long)st.rs_credit_cuts);
 	if (svc_rdma_get_stats(listener, &st) == 0)
 		printf("server: chunk_limit %llu too_large %llu conn_mem_limit %llu\n",
 		       (unsigned long long)st.rs_chunk_limit,

@@ -320,6 +320,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rawpeer_name = "floodpeer";
 	alarm(280);
+	rawpeer_siw_guard();
 	flood(idle_ms, limit);
 	if (shutdown) {
 		conn_open(&w, 1);

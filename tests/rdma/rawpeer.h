@@ -137,4 +137,27 @@ static inline struct rdma_addrinfo *rawpeer_resolve(const char *node,
 	return res;
 }
 
+/*
+ * siw's provider fails any queue whose mmap key lands on page 144 of the
+ * process's device context (src/verbs.c, rpcrdma_siw_key_guard, says
+ * why), with a stale errno: a peer holding many connections takes the
+ * same guard the library does, a large CQ made first on every device and
+ * kept.  Call before the first connection.
+ */
+static inline void rawpeer_siw_guard(void)
+{
+	/* Kept for the life of the process (reachable: no leak reported). */
+	static struct ibv_cq *guards[8];
+	struct ibv_context **ctx;
+	int i, n = 0;
+
+	ctx = rdma_get_devices(&n);
+	for (i = 0; ctx && i < n && i < 8; i++)
+		if (!strncmp(ibv_get_device_name(ctx[i]->device), "siw", 3))
+			guards[i] = ibv_create_cq(ctx[i], 32768, NULL, NULL, 0);
+	if (ctx)
+		rdma_free_devices(ctx);
+	(void)guards;
+}
+
 #endif /* RAWPEER_H */
