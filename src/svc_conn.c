@@ -97,12 +97,12 @@ static void conn_over_grant(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 	if (!x->rx_dead)
 		x->rx_dead = -EPROTO;
 	pthread_mutex_unlock(&x->rx_lock);
+	if (!first)
+		return;
 	/* Its QP stops taking the others' receives now, not at teardown. */
-	if (first)
-		rpcrdma_ep_disconnect(&x->rx_ep);
-	if (first)
-		RPCRDMA_DBG("conn %p: a Call past its grant of %u: closed",
-			    (void *)c, c->cn_grant.gr_granted);
+	rpcrdma_ep_disconnect(&x->rx_ep);
+	RPCRDMA_DBG("conn %p: a Call past its grant of %u: closed", (void *)c,
+		    c->cn_grant.gr_granted);
 }
 
 /* A Receive completed: into the Call queue (reap lock held). */
