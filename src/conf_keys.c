@@ -52,7 +52,7 @@ const struct rpcrdma_conf_key rpcrdma_keys[] = {
 	{ "pool_size", RPCRDMA_CT_SIZE, 0, 1u << 30, 16u << 20, 0, 0, NULL, S,
 	  OFF(ro_pool_size), "server: registered chunk pool per device; 0: none" },
 	/* The three bounds' defaults and their reasons: rpcrdma.conf(5). */
-	{ "max_connections", RPCRDMA_CT_UINT, 0, 1000000, 128, 0, 0, NULL, S,
+	{ "max_connections", RPCRDMA_CT_UINT, 0, 1000000, 1000, 0, 0, NULL, S,
 	  OFF(ro_max_connections), "server: connections per listener; 0: no limit" },
 	{ "recv_buffers", RPCRDMA_CT_UINT, 0, 1048576, 512, 0, 0, NULL, S,
 	  OFF(ro_recv_buffers), "server: receive buffers one shared receive queue grows to (per device and size class); 0: rings per connection" },

@@ -46,25 +46,27 @@ fi
 
 fi	# want common
 
-# Connection floods against the default bounds (max_connections 128,
+# Connection floods against the default bounds (max_connections 1000,
 # max_conn_memory 64M, idle_timeout_ms 6m), the server under a descriptor
-# limit of 1024 as a default install has.  floodpeer holds silent
-# connections until refused; the server must stay up (a watcher served
-# throughout, SHUTDOWN at the end), count every refusal, and serve a
-# bystander that connects after.  Refused at max_connections (-L 128) on
-# both beds: on siw a process made no queue past page 144 of its mmap keys
-# (about 30 connections) until the library's key guard (src/verbs.c).
-flimit="-L 128"
+# limit of 1024 as a default install has (a connection takes one: 1000 of
+# them fit beside the server's own).  floodpeer holds silent connections
+# until refused; the server must stay up (a watcher served throughout),
+# count every refusal, and serve a bystander that connects after.
+# Refused at max_connections (-L 1000) on both beds: on siw a process made
+# no queue past page 144 of its mmap keys (about 30 connections) until the
+# library's key guard (src/verbs.c).  The flood itself may hold more
+# descriptors than a default install gives it.
+flimit="-L 1000"
 # The flood leaves: its connections are freed, the bystander gets in.
 want common && pair flood-defaults \
 	"prlimit --nofile=1024 -- $b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/floodpeer $flimit -S -a $srv -b $cli"
+	"prlimit --nofile=8192 -- $b/tests/rdma/floodpeer $flimit -S -a $srv -b $cli"
 # The flood stays, silent: the idle timeout closes it.  The only setting
 # changed: 20 s instead of 6 min, for the test's time (the flood itself
 # takes a few seconds under emulation, so 20 s cannot close it early).
 want slow && pair flood-idle \
 	"env RPCRDMA_IDLE_TIMEOUT_MS=20000 prlimit --nofile=1024 -- $b/tests/rdma/echo_server -a $srv" \
-	"$b/tests/rdma/floodpeer $flimit -i 20000 -S -a $srv -b $cli"
+	"prlimit --nofile=8192 -- $b/tests/rdma/floodpeer $flimit -i 20000 -S -a $srv -b $cli"
 # A server that may not pin past RLIMIT_MEMLOCK 8 MiB (Debian's default
 # for a process without CAP_IPC_LOCK): connections past what it can pin
 # fail to set up and are refused, counted; it stays up and serves on.

@@ -23,7 +23,7 @@
 enum {
 	FP_NRECV = 4,
 	FP_WAIT_MS = 10000,
-	FP_MAX = 1000,		/* connections tried at most */
+	FP_MAX = 1100,		/* connections tried at most */
 	FP_MORE = 3,		/* tried again once refused */
 	BYSTANDER_MS = 30000,	/* connect and one Call, after the flood */
 };

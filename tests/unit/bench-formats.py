@@ -23,6 +23,10 @@ COUNTERS = ["calls", "inline_sends", "pullup_sends", "pullup_bytes",
 COST = ["syscalls", "vol_csw", "invol_csw", "channel_sleeps",
         "busy_poll_hits", "allocs", "instructions"]
 LAT = ["mean", "p50", "p99", "p999", "min", "max"]
+SCALE = ["pin_kb", "pin_kb_before", "threads", "threads_before", "fds",
+         "fds_before"]
+SCALE_SERVER = SCALE + ["recv_bytes", "ring_bytes"]
+SWEPT = {"auto", "tcp"}  # strategies the connections sweep measures
 SVG = "{http://www.w3.org/2000/svg}"
 
 errors = []
@@ -61,6 +65,22 @@ def reject_constant(name):
 
 # ---- JSON -------------------------------------------------------------------
 
+def is_scale(v, keys):
+    return v is None or (isinstance(v, dict) and sorted(v) == sorted(keys)
+                         and all(is_int(v[k]) and v[k] >= 0 for k in keys))
+
+
+def is_sweep(v):
+    return v is None or (
+        isinstance(v, dict)
+        and sorted(v) == ["client", "connect_s", "connections", "served",
+                          "server"]
+        and is_int(v["connections"]) and v["connections"] >= 1
+        and is_int(v["served"]) and 0 <= v["served"] <= v["connections"]
+        and is_num(v["connect_s"]) and is_scale(v["client"], SCALE)
+        and is_scale(v["server"], SCALE_SERVER))
+
+
 def check_types(i, o):
     where = "json[%d] (%s %s %s)" % (i, o.get("workload"), o.get("size"),
                                      o.get("strategy"))
@@ -98,6 +118,7 @@ def check_types(i, o):
                     and all(is_opt_num(v[s][k]) for k in COST) for s in v)),
         "calls_per_s_ci": is_opt_interval,
         "p50_ci": is_opt_interval,
+        "sweep": is_sweep,
         "trials": lambda v: isinstance(v, dict)
         and sorted(v) == ["calls_per_s", "p50"]
         and all(isinstance(v[k], list) and all(is_num(x) for x in v[k])
@@ -109,6 +130,11 @@ def check_types(i, o):
     for k, ok in want.items():
         if not ok(o[k]):
             fail("%s: bad %s: %r" % (where, k, o[k]))
+    if o["sweep"] is not None and (o["strategy"] not in SWEPT or
+                                   o["workload"] != "null" or
+                                   o["connections"] != o["sweep"]["connections"]):
+        fail("%s: a sweep cell is NULL calls of librpcrdma or TCP over its "
+             "own connection count" % where)
     if (o["counters"] is None) != (o["strategy"] not in COUNTED):
         fail("%s: counters must be null exactly for baselines" % where)
     t = o["trials"]
@@ -131,8 +157,12 @@ def check_types(i, o):
                  "the trials" % (where, key, ci, got))
 
 
+def sweep_of(o):
+    return o["sweep"]["connections"] if o["sweep"] else 0
+
+
 def group_key(o):
-    return (o["workload"], o["size"], o["inflight"])
+    return (o["workload"], o["size"], o["inflight"], sweep_of(o))
 
 
 def check_derived(cells):
@@ -209,6 +239,9 @@ def check_json(path):
         fail("json: testbed not carried through")
     if not any(o["tied"] for o in cells) or not any(o["winner"] for o in cells):
         fail("json: want both a tie and a clear winner among the cells")
+    if {sweep_of(o) for o in cells} != {0, 1, 16, 128} or \
+       {o["strategy"] for o in cells if o["sweep"]} != {"auto", "tcp"}:
+        fail("json: want auto and tcp swept over 1, 16 and 128 connections")
     check_derived(cells)
     return cells
 
@@ -229,7 +262,12 @@ def check_csv(path, cells):
     want += ["%s_%s" % (s, k) for s in ("client", "server") for k in COUNTERS]
     want += ["vs_raw", "vs_tcp", "winner", "tied", "trials",
              "calls_per_s_lo", "calls_per_s_hi", "lat_p50_lo_us",
-             "lat_p50_hi_us", "trial_calls_per_s", "trial_p50_us"]
+             "lat_p50_hi_us", "trial_calls_per_s", "trial_p50_us",
+             "sweep_connections", "sweep_served", "sweep_connect_s"]
+    want += ["%s_%s" % (s, k) for s in ("client", "server") for k in
+             ("pin_kb", "pin_kb_before", "threads", "threads_before", "fds",
+              "fds_before")]
+    want += ["server_recv_bytes", "server_ring_bytes"]
     header = list(rows[0].keys()) if rows else []
     if header != want:
         fail("csv: header %s, want %s" % (header, want))
@@ -257,6 +295,17 @@ def check_csv(path, cells):
             fail("%s: winner %s, json %s" % (where, r["winner"], o["winner"]))
         if r["tied"] != ("1" if o["tied"] else "0"):
             fail("%s: tied %s, json %s" % (where, r["tied"], o["tied"]))
+        sw = o["sweep"]
+        if (r["sweep_connections"] == "") != (sw is None):
+            fail("%s: sweep columns filled exactly for sweep cells" % where)
+        elif sw is not None:
+            for col, val in (("sweep_connections", sw["connections"]),
+                             ("sweep_served", sw["served"]),
+                             ("server_pin_kb", sw["server"]["pin_kb"]),
+                             ("client_threads", sw["client"]["threads"]),
+                             ("server_recv_bytes", sw["server"]["recv_bytes"])):
+                if int(float(r[col])) != val:
+                    fail("%s: %s %s, json %s" % (where, col, r[col], val))
         if int(r["trials"]) != len(o["trials"]["calls_per_s"]):
             fail("%s: trials %s, json has %d" %
                  (where, r["trials"], len(o["trials"]["calls_per_s"])))
@@ -284,6 +333,11 @@ def check_csv(path, cells):
 def panel_cells(panel, cells):
     """The JSON cells a panel shows, keyed by its data attributes."""
     w, x = panel.get("data-workload"), panel.get("data-x")
+    if x == "conns":
+        q = int(panel.get("data-inflight"))
+        return [o for o in cells if o["workload"] == w and o["sweep"] and
+                o["inflight"] == q], "conns"
+    cells = [o for o in cells if not o["sweep"]]
     if x == "size":
         q = int(panel.get("data-inflight"))
         return [o for o in cells if o["workload"] == w and o["inflight"] == q], "size"
@@ -291,7 +345,13 @@ def panel_cells(panel, cells):
     return [o for o in cells if o["workload"] == w and o["size"] == s], "inflight"
 
 
+def xval(o, xkey):
+    return sweep_of(o) if xkey == "conns" else o[xkey]
+
+
 def metric(o, name):
+    if name == "server_pin_mib":
+        return o["sweep"]["server"]["pin_kb"] / 1024.0
     return o["lat_us"]["p50"] if name == "p50" else o[name]
 
 
@@ -299,6 +359,8 @@ def interval(o, name):
     """The JSON interval of the plotted metric (MB/s scales calls/s)."""
     if name == "p50":
         return tuple(o["p50_ci"])
+    if name == "server_pin_mib":
+        return (metric(o, name), metric(o, name))
     lo, hi = o["calls_per_s_ci"]
     if name == "mb_per_s":
         k = o["mb_per_s"] / o["calls_per_s"]
@@ -307,13 +369,13 @@ def interval(o, name):
 
 
 def plottable(o, xkey, name):
-    return o["status"] == "ok" and o[xkey] > 0 and metric(o, name) > 0
+    return o["status"] == "ok" and xval(o, xkey) > 0 and metric(o, name) > 0
 
 
 def runs(seq, xkey, name):
     """Maximal runs of plottable cells, in x order: the lines drawn."""
     out, cur = [], 0
-    for o in sorted(seq, key=lambda o: o[xkey]):
+    for o in sorted(seq, key=lambda o: xval(o, xkey)):
         if plottable(o, xkey, name):
             cur += 1
         else:
@@ -331,6 +393,8 @@ def check_svg(path, cells):
     panels = [g for g in root.iter(SVG + "g") if g.get("class") == "panel"]
     # a row against size per workload with several sizes but NULL; NULL's
     # row is against calls in flight
+    swept = [o for o in cells if o["sweep"]]
+    cells = [o for o in cells if not o["sweep"]]
     multi = {o["workload"] for o in cells if o["workload"] != "null"}
     multi = {w for w in multi
              if len({o["size"] for o in cells if o["workload"] == w}) > 1}
@@ -338,7 +402,9 @@ def check_svg(path, cells):
                  for p in panels)
     want = sorted([(w, "size", "p50") for w in multi] +
                   [(w, "size", "mb_per_s") for w in multi] +
-                  [("null", "inflight", "p50"), ("null", "inflight", "calls_per_s")])
+                  [("null", "inflight", "p50"), ("null", "inflight", "calls_per_s")] +
+                  ([("null", "conns", "calls_per_s"),
+                    ("null", "conns", "server_pin_mib")] if swept else []))
     if got != want:
         fail("svg: panels %s, want %s" % (got, want))
     drawn = set()
@@ -351,7 +417,11 @@ def check_svg(path, cells):
             if int(p.get("data-inflight")) != q:
                 fail("svg panel %s %s: at %s in flight, want %d" %
                      (p.get("data-workload"), name, p.get("data-inflight"), q))
-        sel, xkey = panel_cells(p, cells)
+        if p.get("data-x") == "conns" and \
+           int(p.get("data-inflight")) != max(o["inflight"] for o in swept):
+            fail("svg panel conns %s: at %s in flight, want the largest" %
+                 (name, p.get("data-inflight")))
+        sel, xkey = panel_cells(p, cells + swept)
         where = "svg panel %s %s" % (p.get("data-workload"), name)
         series = [g for g in p.iter(SVG + "g") if g.get("class") == "series"]
         names = [g.get("data-strategy") for g in series]
@@ -380,7 +450,7 @@ def check_svg(path, cells):
                     for a, b in zip(bars, want_bars)):
                 fail("%s %s: interval marks %s, want %s" %
                      (where, s, bars[:4], want_bars[:4]))
-            if any(a[0] >= a[1] for a in bars):
+            if name != "server_pin_mib" and any(a[0] >= a[1] for a in bars):
                 fail("%s %s: an interval mark of no height (the fixture's "
                      "trials differ)" % (where, s))
             lines = [len(pl.get("points").split())
@@ -389,7 +459,7 @@ def check_svg(path, cells):
             if lines != want_lines:
                 fail("%s %s: polylines of %s points, want %s (broken at "
                      "cells not OK)" % (where, s, lines, want_lines))
-    ok = {o["strategy"] for o in cells if o["status"] == "ok"}
+    ok = {o["strategy"] for o in cells + swept if o["status"] == "ok"}
     if not ok <= drawn:
         fail("svg: strategies with OK cells but no series: %s" %
              sorted(ok - drawn))

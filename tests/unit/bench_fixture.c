@@ -247,6 +247,51 @@ static size_t make_strategies(struct bench_cell *c, enum bench_workload w,
 	return n;
 }
 
+/*
+ * The connections sweep, after the rest as a run makes it: NULL calls of
+ * auto and TCP over 1, 16 and 128 connections, with holdings that grow
+ * with the count (TCP pins nothing).
+ */
+static const unsigned sweep_conns[] = { 1, 16, 128 };
+#define NSWEEP (sizeof(sweep_conns) / sizeof(sweep_conns[0]))
+
+static size_t make_sweep(struct bench_cell *cells, struct rng *r,
+			 struct bench_samples *sm)
+{
+	static const enum bench_strategy swept[] = { BS_AUTO, BS_TCP };
+	size_t n = 0;
+
+	for (size_t ci = 0; ci < NSWEEP; ci++)
+		for (size_t k = 0; k < 2; k++)
+			for (size_t q = 0; q < NINFLIGHT; q++) {
+				struct bench_cell *c = &cells[n++];
+				unsigned conns = sweep_conns[ci];
+				int rdma = swept[k] == BS_AUTO;
+
+				make_cell(c, BW_NULL, 0, swept[k], inflights[q], r, sm);
+				c->bc_sweep = c->bc_conns = conns;
+				c->bc_served = conns;
+				c->bc_connect_s = conns * (rdma ? 0.004 : 0.001);
+				c->bc_has_scale = 1;
+				c->bc_scale_server = (struct bench_scale) {
+					.sc_pin0_kb = rdma ? 1200 : 0,
+					.sc_pin_kb = rdma ? 1200 + conns * 128 : 0,
+					.sc_threads0 = 2, .sc_threads = 2,
+					.sc_fds0 = 12, .sc_fds = 12 + conns,
+					.sc_recv_bytes = rdma ? 131072u * (1 + conns / 32) : 0,
+					.sc_ring_bytes = rdma ? 131072u * conns : 0,
+				};
+				c->bc_scale_client = (struct bench_scale) {
+					.sc_pin0_kb = 0,
+					.sc_pin_kb = rdma ? conns * 1244 : 0,
+					.sc_threads0 = 1,
+					.sc_threads = 1 + inflights[q] + (rdma ? conns : 0),
+					.sc_fds0 = 4, .sc_fds = 4 + conns * (rdma ? 3 : 1),
+				};
+			}
+	return n;
+}
+
 /* Cells in the order a run makes them: per workload, inflight, size. */
 static size_t make_cells(struct bench_cell *cells, struct bench_samples *sm)
 {
@@ -260,7 +305,7 @@ static size_t make_cells(struct bench_cell *cells, struct bench_samples *sm)
 				n += make_strategies(&cells[n], w,
 						     w == BW_NULL ? 0 : sizes[i],
 						     inflights[q], &r, sm);
-	return n;
+	return n + make_sweep(&cells[n], &r, sm);
 }
 
 /* DIR/name opened for writing, or exit. */
@@ -288,8 +333,8 @@ static void close_out(FILE *f, const char *name)
 
 int main(int argc, char **argv)
 {
-	struct bench_cell *cells = calloc(BW_NR * NSIZES * NINFLIGHT * BS_NR,
-					  sizeof(*cells));
+	struct bench_cell *cells = calloc(BW_NR * NSIZES * NINFLIGHT * BS_NR +
+					  NSWEEP * 2 * NINFLIGHT, sizeof(*cells));
 	struct bench_samples sm = { calloc(NSAMPLES, sizeof(float)), 0, NSAMPLES };
 	size_t n;
 	FILE *f;
@@ -321,6 +366,7 @@ int main(int argc, char **argv)
 	f = open_out(argv[1], "out.txt");
 	bench_report_table(f, cells, n);
 	fputc('\n', f);
+	bench_report_scale(f, cells, n);
 	bench_report_summary(f, cells, n);
 	close_out(f, "out.txt");
 	free(sm.bs_us);

@@ -521,6 +521,61 @@ START_TEST(table_na_and_failed)
 }
 END_TEST
 
+/* --conns: sweep cells leave the main table for their own, grouped
+ * apart from the same (workload, size, inflight) without a sweep. */
+START_TEST(scale_table)
+{
+	struct bench_cell c[] = {
+		cell(BW_NULL, 0, BS_AUTO, 1111, 20),
+		cell(BW_NULL, 0, BS_AUTO, 2222, 20),
+		cell(BW_NULL, 0, BS_TCP, 3333, 40),
+		with_status(cell(BW_NULL, 0, BS_AUTO, 4444, 20), BC_FAILED,
+			    "999 of 1000 connections answered"),
+	};
+	size_t n = sizeof(c) / sizeof(c[0]);
+	char *out = NULL, line[512];
+
+	c[1].bc_sweep = c[1].bc_conns = c[2].bc_sweep = c[2].bc_conns = 128;
+	c[3].bc_sweep = c[3].bc_conns = 1000;
+	c[1].bc_served = c[2].bc_served = 128;
+	c[1].bc_connect_s = 0.512;
+	c[1].bc_has_scale = 1;
+	c[1].bc_scale_server.sc_pin0_kb = 1000;
+	c[1].bc_scale_server.sc_pin_kb = 1000 + 128 * 130;
+	c[1].bc_scale_server.sc_recv_bytes = 3u << 20;
+	c[1].bc_scale_server.sc_threads = 3;
+	c[1].bc_scale_client.sc_pin_kb = 128 * 1244;
+	c[1].bc_scale_client.sc_threads = 130;
+	bench_report_derive(c, n);
+	/* compared with TCP at its own count, not with the unswept auto */
+	ck_assert(c[1].bc_vs_tcp > 0.49 && c[1].bc_vs_tcp < 0.51);
+	ck_assert(c[0].bc_vs_tcp == 0);
+	CAPTURE(out, bench_report_table(f_, c, n));
+	ck_assert_msg(strstr(out, "1111"), "%s", out);
+	ck_assert_msg(!strstr(out, "2222") && !strstr(out, "3333") &&
+		      !strstr(out, "999 of"), "%s", out);
+	free(out);
+	out = NULL;
+	CAPTURE(out, bench_report_scale(f_, c, n));
+	ck_assert_msg(!strstr(out, "1111"), "%s", out);
+	ck_assert_msg(line_with(out, "2222", line, sizeof(line)), "%s", out);
+	/* 128 connections, 4 ms each, server 17.2 MiB and 130 kB each,
+	 * 3 MiB of receives, client 1244 kB each */
+	ck_assert_msg(strstr(line, "auto") && strstr(line, " 128 ") &&
+		      strstr(line, " 4.0 ") && strstr(line, "17.2") &&
+		      strstr(line, "130.0") && strstr(line, " 3.0 ") &&
+		      strstr(line, "1244.0") && strstr(line, "0.50"), "%s", line);
+	ck_assert_msg(line_with(out, "FAILED: 999 of 1000 connections answered",
+				line, sizeof(line)), "%s", out);
+	free(out);
+	out = NULL;
+	/* no sweep, no table */
+	CAPTURE(out, bench_report_scale(f_, c, 1));
+	ck_assert_str_eq(out, "");
+	free(out);
+}
+END_TEST
+
 START_TEST(json_escapes_and_nulls)
 {
 	struct bench_cell c[] = {
@@ -736,6 +791,7 @@ static Suite *bench_suite(void)
 	tcase_add_test(tc, summary_ranges);
 	tcase_add_test(tc, summary_auto_payload_side);
 	tcase_add_test(tc, table_na_and_failed);
+	tcase_add_test(tc, scale_table);
 	tcase_add_test(tc, json_escapes_and_nulls);
 	tcase_add_test(tc, csv_quotes_the_note);
 	tcase_add_test(tc, svg_series_per_panel);

@@ -122,6 +122,31 @@ START_TEST(lists)
 }
 END_TEST
 
+START_TEST(conns_sweep)
+{
+	const char *a[] = { "-c", "h", "--conns", "1,16,128,1000", NULL };
+	const char *b[] = { "-c", "h", "--conns", "0", NULL };
+	const char *d[] = { "-c", "h", "--conns", "4097", NULL };
+	const char *e[] = { "-c", "h", "--conns", "16", "--calibrate", "x", NULL };
+	struct bench_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse(&o, err, a), 0);
+	ck_assert_uint_eq(o.bo_nsweep, 4);
+	ck_assert_uint_eq(o.bo_sweep[0], 1);
+	ck_assert_uint_eq(o.bo_sweep[3], 1000);
+	ck_assert_int_eq(parse(&o, err, b), -1);
+	ck_assert_msg(strstr(err, "--conns"), "%s", err);
+	ck_assert_int_eq(parse(&o, err, d), -1);
+	/* calibration measures echo cells only: no sweep */
+	ck_assert_int_eq(parse(&o, err, e), 0);
+	ck_assert_uint_eq(o.bo_nsweep, 0);
+	/* without --conns there is none */
+	ck_assert_int_eq(parse(&o, err, (const char *[]){ "-c", "h", NULL }), 0);
+	ck_assert_uint_eq(o.bo_nsweep, 0);
+}
+END_TEST
+
 START_TEST(quick)
 {
 	const char *q[] = { "-c", "h", "--quick", NULL };
@@ -316,6 +341,7 @@ int main(void)
 	tcase_add_test(tc, roles);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, lists);
+	tcase_add_test(tc, conns_sweep);
 	tcase_add_test(tc, quick);
 	tcase_add_test(tc, trials);
 	tcase_add_test(tc, trial_split);

@@ -56,6 +56,8 @@ enum bench_format { BF_TABLE, BF_JSON, BF_CSV };
 #define BENCH_MAX_TRIALS 32	/* --trials at most */
 #define BENCH_DEFAULT_TRIALS 5
 #define BENCH_QUICK_TRIALS 3
+#define BENCH_MAX_SWEEP 16	/* --conns: counts at most */
+#define BENCH_MAX_CONNS 4096	/* --conns: connections at most */
 
 /*
  * Ports: librpcrdma listeners at port + strategy (0..3, one listener per
@@ -99,6 +101,8 @@ struct bench_opts {
 	const char *bo_calibrate;	/* --calibrate FILE: conf.d section */
 	const char *bo_calib_devices;	/* --calibrate-for: section names */
 	const char *bo_totals;		/* --totals FILE: client counter sums */
+	unsigned bo_sweep[BENCH_MAX_SWEEP];	/* --conns: connection counts */
+	unsigned bo_nsweep;		/* 0: no connections sweep */
 };
 
 /* Fills in the defaults; then bench_opts_parse() applies argv over them. */
@@ -171,6 +175,28 @@ struct bench_cost {
 	unsigned ck_have;		/* BENCH_COST_* that were counted */
 };
 
+/*
+ * What a cell of the connections sweep held while its calls ran (sweep.c):
+ * each process's registered memory (VmPin), threads and descriptors, the
+ * server's receive buffers, and the same before its connections existed.
+ */
+struct bench_scale {
+	uint64_t sc_pin_kb, sc_pin0_kb;		/* VmPin with, without */
+	uint64_t sc_threads, sc_threads0;
+	uint64_t sc_fds, sc_fds0;
+	uint64_t sc_recv_bytes;			/* server: rs_srq_pinned */
+	uint64_t sc_ring_bytes;			/* rs_ring_pinned (server: of
+						 * the listener) */
+};
+
+/* Whether a strategy's cells are swept over --conns: librpcrdma as a
+ * program runs it (auto) and TCP; the forced Send strategies change
+ * nothing that grows with connections, raw verbs and async keep one. */
+static inline int bench_sweepable(enum bench_strategy s)
+{
+	return s == BS_AUTO || s == BS_TCP;
+}
+
 enum bench_status {
 	BC_OK,
 	BC_NEEDS_CHUNKS,	/* over the inline threshold, no chunks yet */
@@ -185,6 +211,7 @@ struct bench_cell {
 	unsigned bc_inflight;
 	unsigned bc_threads;		/* caller threads (raw: 1, pipelined) */
 	unsigned bc_conns;
+	unsigned bc_sweep;		/* --conns: this cell's count; 0: none */
 	enum bench_status bc_status;
 	char bc_note[96];		/* why not OK */
 	uint64_t bc_calls;
@@ -216,6 +243,11 @@ struct bench_cell {
 	 * whose intervals reach the leader's are tied (bc_tied). */
 	int bc_winner;
 	int bc_tied;
+	/* --conns: each side's holdings, connections served, setup time */
+	int bc_has_scale;
+	struct bench_scale bc_scale_client, bc_scale_server;
+	unsigned bc_served;		/* connections that answered a NULL */
+	double bc_connect_s;		/* making the bc_sweep connections */
 };
 
 /* ---- statistics over trials (stats.c, pure) ---------------------------- */
@@ -270,6 +302,12 @@ void bench_report_summary(FILE *f, const struct bench_cell *c, size_t n);
  */
 int bench_plot_svg(FILE *f, const struct bench_cell *c, size_t n,
 		   const char *title);
+
+/*
+ * The connections sweep's table (--conns), then a blank line; nothing
+ * when no cell is of the sweep.
+ */
+void bench_report_scale(FILE *f, const struct bench_cell *c, size_t n);
 
 /* The cost table (--cost): per call and side, and which tool said so. */
 void bench_report_cost(FILE *f, const struct bench_cell *c, size_t n);
@@ -428,7 +466,42 @@ int bench_ctl_snapshot_cg(struct bench_ctl *ctl, enum bench_strategy s,
 int bench_ctl_shutdown(struct bench_ctl *ctl);
 void bench_ctl_close(struct bench_ctl *ctl);
 
+/*
+ * --conns: exactly n CLIENTs of strategy s (a connection that fails to
+ * set up is tried again, a few times); NULL with a message in err.
+ */
+struct bench_rpc_client *bench_rpc_connect_n(const struct bench_opts *o,
+					     enum bench_strategy s, unsigned n,
+					     char *err, size_t errlen);
+/* One NULL call on every connection in turn: how many answered (the
+ * first failure's reason in err). */
+unsigned bench_rpc_touch(struct bench_rpc_client *rc, char *err, size_t errlen);
+/* The server's holdings (VmPin, threads, descriptors; strategy s's
+ * listener's receive and ring bytes); 0 or -EIO. */
+int bench_ctl_scale(struct bench_ctl *ctl, enum bench_strategy s,
+		    struct bench_scale *out);
+
 double bench_now(void);		/* CLOCK_MONOTONIC seconds */
+
+/* ---- the connections sweep (sweep.c) ------------------------------------ */
+
+/* This process's VmPin, threads and descriptors (sc_pin_kb, sc_threads,
+ * sc_fds; the rest left alone). */
+void bench_proc_scale(struct bench_scale *out);
+/* Soft RLIMIT_NOFILE up to the hard one. */
+void bench_raise_nofile(void);
+/* Runs one cell's trials over the connections in place (main.c). */
+typedef void (*bench_cell_fn)(void *arg, struct bench_cell *c, size_t i,
+			      size_t n);
+/*
+ * The sweep cells[b..n), ordered by connection count then strategy: per
+ * such block, bench_rpc_connect_n() into slot[s], a NULL on each
+ * (bc_served), run() per cell, each side's holdings after it
+ * (bc_scale_*), then the connections closed and the server waited for.
+ */
+int bench_sweep(const struct bench_opts *o, struct bench_ctl *ctl,
+		struct bench_cell *cells, size_t b, size_t n,
+		struct bench_rpc_client **slot, bench_cell_fn run, void *arg);
 
 /* ---- the client's end (main.c, output.c) -------------------------------- */
 

@@ -124,6 +124,20 @@ static void json_counters(FILE *f, const struct bench_counters *k)
 	fputc('}', f);
 }
 
+/* One side's holdings in a connections-sweep cell. */
+static void json_scale(FILE *f, const struct bench_scale *k, int server)
+{
+	fprintf(f, "{\"pin_kb\": %" PRIu64 ", \"pin_kb_before\": %" PRIu64
+		", \"threads\": %" PRIu64 ", \"threads_before\": %" PRIu64
+		", \"fds\": %" PRIu64 ", \"fds_before\": %" PRIu64,
+		k->sc_pin_kb, k->sc_pin0_kb, k->sc_threads, k->sc_threads0,
+		k->sc_fds, k->sc_fds0);
+	if (server)
+		fprintf(f, ", \"recv_bytes\": %" PRIu64 ", \"ring_bytes\": %" PRIu64,
+			k->sc_recv_bytes, k->sc_ring_bytes);
+	fputc('}', f);
+}
+
 static void json_cell(FILE *f, const struct bench_cell *c, const char *testbed)
 {
 	const struct bench_lat *l = &c->bc_lat;
@@ -191,7 +205,26 @@ static void json_cell(FILE *f, const struct bench_cell *c, const char *testbed)
 	json_array(f, c->bc_trial_cps, c->bc_ntrials);
 	fputs(", \"p50\": ", f);
 	json_array(f, c->bc_trial_p50, c->bc_ntrials);
-	fputs("}}", f);
+	fputs("}, \"sweep\": ", f);
+	if (c->bc_sweep) {
+		fprintf(f, "{\"connections\": %u, \"served\": %u, "
+			"\"connect_s\": ", c->bc_sweep, c->bc_served);
+		json_num(f, c->bc_connect_s);
+		fputs(", \"client\": ", f);
+		if (c->bc_has_scale)
+			json_scale(f, &c->bc_scale_client, 0);
+		else
+			fputs("null", f);
+		fputs(", \"server\": ", f);
+		if (c->bc_has_scale)
+			json_scale(f, &c->bc_scale_server, 1);
+		else
+			fputs("null", f);
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+	fputc('}', f);
 }
 
 /* One array, one object a line, in the array's order. */
@@ -251,7 +284,13 @@ static void csv_header(FILE *f)
 			fprintf(f, ",%s_%s", side[s],
 				bench_rep_counter_fields[i].name);
 	fputs(",vs_raw,vs_tcp,winner,tied,trials,calls_per_s_lo,calls_per_s_hi,"
-	      "lat_p50_lo_us,lat_p50_hi_us,trial_calls_per_s,trial_p50_us\n", f);
+	      "lat_p50_lo_us,lat_p50_hi_us,trial_calls_per_s,trial_p50_us,"
+	      "sweep_connections,sweep_served,sweep_connect_s,"
+	      "client_pin_kb,client_pin_kb_before,client_threads,"
+	      "client_threads_before,client_fds,client_fds_before,"
+	      "server_pin_kb,server_pin_kb_before,server_threads,"
+	      "server_threads_before,server_fds,server_fds_before,"
+	      "server_recv_bytes,server_ring_bytes\n", f);
 }
 
 static void csv_counters(FILE *f, const struct bench_counters *k, int present)
@@ -266,6 +305,28 @@ static void csv_counters(FILE *f, const struct bench_counters *k, int present)
 }
 
 static void csv_list(FILE *f, const double *v, size_t n);
+
+/* The sweep's fields: empty unless the cell is of the sweep. */
+static void csv_sweep(FILE *f, const struct bench_cell *c)
+{
+	const struct bench_scale *k[2] = { &c->bc_scale_client,
+					   &c->bc_scale_server };
+	int have = c->bc_sweep && c->bc_has_scale;
+
+	csv_num(f, c->bc_sweep, c->bc_sweep != 0);
+	csv_num(f, c->bc_served, c->bc_sweep != 0);
+	csv_num(f, c->bc_connect_s, c->bc_sweep != 0);
+	for (int i = 0; i < 2; i++) {
+		csv_num(f, (double)k[i]->sc_pin_kb, have);
+		csv_num(f, (double)k[i]->sc_pin0_kb, have);
+		csv_num(f, (double)k[i]->sc_threads, have);
+		csv_num(f, (double)k[i]->sc_threads0, have);
+		csv_num(f, (double)k[i]->sc_fds, have);
+		csv_num(f, (double)k[i]->sc_fds0, have);
+	}
+	csv_num(f, (double)c->bc_scale_server.sc_recv_bytes, have);
+	csv_num(f, (double)c->bc_scale_server.sc_ring_bytes, have);
+}
 
 static void csv_row(FILE *f, const struct bench_cell *c)
 {
@@ -303,6 +364,7 @@ static void csv_row(FILE *f, const struct bench_cell *c)
 	csv_num(f, c->bc_p50_hi, c->bc_status == BC_OK);
 	csv_list(f, c->bc_trial_cps, c->bc_ntrials);
 	csv_list(f, c->bc_trial_p50, c->bc_ntrials);
+	csv_sweep(f, c);
 	fputc('\n', f);
 }
 

@@ -66,7 +66,8 @@ static void counters_sub(struct bench_counters *d, const struct bench_counters *
 /* Every cell in run order; *n gets their number.  NULL on no memory. */
 static struct bench_cell *plan(const struct bench_opts *o, size_t *n)
 {
-	size_t cap = (size_t)BW_NR * o->bo_nsizes * o->bo_ninflight * BS_NR, k = 0;
+	size_t cap = (size_t)BW_NR * o->bo_nsizes * o->bo_ninflight * BS_NR +
+		     (size_t)o->bo_nsweep * BS_NR * o->bo_ninflight, k = 0;
 	struct bench_cell *cells = calloc(cap ? cap : 1, sizeof(*cells));
 
 	if (!cells)
@@ -100,6 +101,27 @@ static struct bench_cell *plan(const struct bench_opts *o, size_t *n)
 					k++;
 				}
 	}
+	/*
+	 * The connections sweep, after the rest: NULL calls at each count
+	 * and depth, blocks of one count and one strategy (bench_sweep()
+	 * connects once per block); every strategy gets the same count,
+	 * TCP included.
+	 */
+	for (unsigned ci = 0; ci < o->bo_nsweep; ci++)
+		for (int s = 0; s < BS_NR; s++) {
+			if (!(o->bo_strategies & 1u << s) ||
+			    !bench_sweepable((enum bench_strategy)s))
+				continue;
+			for (unsigned q = 0; q < o->bo_ninflight; q++) {
+				struct bench_cell *c = &cells[k++];
+
+				c->bc_workload = BW_NULL;
+				c->bc_strategy = (enum bench_strategy)s;
+				c->bc_inflight = c->bc_threads = o->bo_inflight[q];
+				c->bc_conns = c->bc_sweep = o->bo_sweep[ci];
+				c->bc_cpu_client = c->bc_cpu_server = -1;
+			}
+		}
 	*n = k;
 	return cells;
 }
@@ -454,14 +476,33 @@ static void progress(const struct bench_opts *o, size_t i, size_t n,
 	if (tty < 0)
 		tty = isatty(2);
 	if (tty)
-		fprintf(stderr, "\r[%zu/%zu] %-5s %8u B x%-3u %-9s trial %u/%u ",
+		fprintf(stderr, "\r[%zu/%zu] %-5s %8u B x%-3u %-9s conns %-4u trial %u/%u ",
 			i + 1, n, bench_workload_name(c->bc_workload), c->bc_size,
 			c->bc_inflight, bench_strategy_name(c->bc_strategy),
-			trial + 1, o->bo_trials);
+			c->bc_conns, trial + 1, o->bo_trials);
+	else if (c->bc_sweep && trial == 0)
+		fprintf(stderr, "rpcrdma_bench: [%zu/%zu] %s x%u over %u connections\n",
+			i + 1, n, bench_strategy_name(c->bc_strategy),
+			c->bc_inflight, c->bc_sweep);
 	else if (trial == 0 && (i == 0 || c[-1].bc_size != c->bc_size ||
 		 c[-1].bc_workload != c->bc_workload))
 		fprintf(stderr, "rpcrdma_bench: [%zu/%zu] %s %u B\n", i + 1, n,
 			bench_workload_name(c->bc_workload), c->bc_size);
+}
+
+/* bench_sweep()'s per-cell step: the cell's trials, as any group. */
+struct sweep_arg {
+	struct bench_ctx *sa_cx;
+	struct bench_cell *sa_cells;
+	struct cell_acc *sa_acc;
+};
+
+static void sweep_cell(void *arg, struct bench_cell *c, size_t i, size_t n)
+{
+	struct sweep_arg *sa = arg;
+
+	(void)c;
+	run_group(sa->sa_cx, sa->sa_cells, i, i + 1, n, sa->sa_acc);
 }
 
 static int client(const struct bench_opts *o)
@@ -469,11 +510,12 @@ static int client(const struct bench_opts *o)
 	struct bench_ctx cx = { .cx_o = o };
 	struct bench_cell *cells;
 	struct cell_acc *acc;
-	size_t n, failed = 0;
+	size_t n, b, e, failed = 0;
 	int rc;
 
 	if (check_device(o, o->bo_addr, o->bo_source))
 		return 1;
+	bench_raise_nofile();
 	cells = plan(o, &n);
 	cx.cx_lat.bs_us = malloc(SAMPLES_CAP * sizeof(float));
 	cx.cx_lat.bs_cap = SAMPLES_CAP;
@@ -488,12 +530,24 @@ static int client(const struct bench_opts *o)
 	}
 	if (o->bo_cost)
 		bench_cost_init();
-	for (size_t b = 0, e; b < n; b = e) {
+	for (b = 0; b < n && !cells[b].bc_sweep; b = e) {
 		for (e = b + 1; e < n && cells[e].bc_workload == cells[b].bc_workload &&
 		     cells[e].bc_size == cells[b].bc_size &&
-		     cells[e].bc_inflight == cells[b].bc_inflight; e++)
+		     cells[e].bc_inflight == cells[b].bc_inflight &&
+		     !cells[e].bc_sweep; e++)
 			;
 		run_group(&cx, cells, b, e, n, acc);
+	}
+	if (b < n) {
+		struct sweep_arg sa = { &cx, cells, acc };
+
+		/* The swept strategies' own connections are done with. */
+		for (int s = 0; s < BS_NR; s++)
+			if (bench_sweepable((enum bench_strategy)s)) {
+				bench_rpc_close(cx.cx_rpc[s]);
+				cx.cx_rpc[s] = NULL;
+			}
+		bench_sweep(o, cx.cx_ctl, cells, b, n, cx.cx_rpc, sweep_cell, &sa);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (cells[i].bc_status == BC_FAILED) {
@@ -533,6 +587,7 @@ static int server(const struct bench_opts *o)
 
 	if (o->bo_addr && check_device(o, o->bo_addr, NULL))
 		return 1;
+	bench_raise_nofile();
 	/* A pair's client asks for the sizes it will use; alone, serve 1 MiB. */
 	if (max < (1u << 20))
 		max = 1u << 20;

@@ -294,7 +294,7 @@ void bench_opts_init(struct bench_opts *o)
 enum {
 	OPT_PAIR = 256, OPT_SERVER_EXEC, OPT_CORRUPT, OPT_QUICK, OPT_TESTBED,
 	OPT_JSON, OPT_CSV, OPT_TRIALS, OPT_COST, OPT_CALIBRATE, OPT_CALIB_FOR,
-	OPT_TOTALS,
+	OPT_TOTALS, OPT_CONNS,
 };
 
 static const struct option long_opts[] = {
@@ -329,6 +329,7 @@ static const struct option long_opts[] = {
 	{ "calibrate", required_argument, NULL, OPT_CALIBRATE },
 	{ "calibrate-for", required_argument, NULL, OPT_CALIB_FOR },
 	{ "totals", required_argument, NULL, OPT_TOTALS },
+	{ "conns", required_argument, NULL, OPT_CONNS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -455,6 +456,14 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		case OPT_CALIBRATE: o->bo_calibrate = optarg; break;
 		case OPT_CALIB_FOR: o->bo_calib_devices = optarg; break;
 		case OPT_TOTALS: o->bo_totals = optarg; break;
+		case OPT_CONNS:
+			n = parse_uint_list(optarg, o->bo_sweep, BENCH_MAX_SWEEP,
+					    1, BENCH_MAX_CONNS);
+			if (n < 0)
+				return fail(err, errlen, "--conns %s: a list of "
+					    "1..%d", optarg, BENCH_MAX_CONNS);
+			o->bo_nsweep = (unsigned)n;
+			break;
 		case 'h':
 			return 1;
 		case ':':
@@ -484,6 +493,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		o->bo_workloads = 1u << BW_ECHO;
 		o->bo_strategies = (1u << BS_NR_RPC) - 1;
 		o->bo_ninflight = 1;
+		o->bo_nsweep = 0;
 		if (o->bo_cost)
 			return fail(err, errlen, "--calibrate and --cost are "
 				    "separate passes");
@@ -522,6 +532,10 @@ void bench_usage(FILE *f)
 "                          clnt_rdma_call_async); rpc, raw, all (default)\n"
 "  -q, --inflight LIST     calls in flight per cell (default 1,32)\n"
 "  -t, --threads N         client connections the calls share (default 1)\n"
+"      --conns LIST        connections sweep, e.g. 1,16,128,1000: NULL calls\n"
+"                          over that many connections of auto and of TCP,\n"
+"                          callers going round them;\n"
+"                          each side's registered memory, threads, fds\n"
 "  -D, --duration SECS     measured time per cell, split across its trials\n"
 "                          (default 1: 5 trials of 0.2 s)\n"
 "  -n, --count N           measured calls per cell (split likewise) instead\n"

@@ -58,6 +58,7 @@ static int write_file(const char *path, enum bench_format fmt,
 		}
 		bench_report_table(f, cells, n);
 		fputc('\n', f);
+		bench_report_scale(f, cells, n);
 		bench_report_summary(f, cells, n);
 		break;
 	}

@@ -144,7 +144,8 @@ static int cmp_ref(const void *a, const void *b)
 	const struct bench_cell *p = x->c, *q = y->c;
 	int d;
 
-	if ((d = cmp_unsigned(p->bc_workload, q->bc_workload)) ||
+	if ((d = cmp_unsigned(p->bc_sweep, q->bc_sweep)) ||
+	    (d = cmp_unsigned(p->bc_workload, q->bc_workload)) ||
 	    (d = cmp_unsigned(p->bc_size, q->bc_size)) ||
 	    (d = cmp_unsigned(p->bc_inflight, q->bc_inflight)) ||
 	    (d = cmp_unsigned(p->bc_strategy, q->bc_strategy)))
@@ -389,6 +390,8 @@ void bench_report_table(FILE *f, const struct bench_cell *c, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct bench_cell *x = r ? r[i].c : &c[i];
 
+		if (x->bc_sweep)	/* bench_report_scale()'s */
+			continue;
 		if (prev && (prev->bc_workload != x->bc_workload ||
 			     prev->bc_size != x->bc_size))
 			fputc('\n', f);

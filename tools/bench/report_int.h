@@ -87,7 +87,8 @@ struct ref {
 };
 
 /*
- * The cells ordered by workload, size, inflight, strategy, then their
+ * The cells ordered by connections sweep (none first), workload, size,
+ * inflight, strategy, then their
  * order in the array; NULL if out of memory.  The caller frees it.
  */
 struct ref *bench_rep_sorted(const struct bench_cell *c, size_t n);
@@ -96,7 +97,7 @@ static inline int bench_rep_same_group(const struct bench_cell *a,
 				       const struct bench_cell *b)
 {
 	return a->bc_workload == b->bc_workload && a->bc_size == b->bc_size &&
-	       a->bc_inflight == b->bc_inflight;
+	       a->bc_inflight == b->bc_inflight && a->bc_sweep == b->bc_sweep;
 }
 
 /* One past the last cell of the group r[b] starts. */

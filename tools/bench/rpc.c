@@ -69,6 +69,21 @@ static bool_t xdr_bench_wire_stats(XDR *x, struct bench_wire_stats *w)
 	return TRUE;
 }
 
+/* BP_SCALE's result: struct bench_scale's sc_pin_kb, sc_threads, sc_fds,
+ * sc_recv_bytes and sc_ring_bytes, in order. */
+#define WIRE_NSCALE 5
+struct bench_wire_scale {
+	u_quad_t wsc[WIRE_NSCALE];
+};
+
+static bool_t xdr_bench_wire_scale(XDR *x, struct bench_wire_scale *w)
+{
+	for (int i = 0; i < WIRE_NSCALE; i++)
+		if (!xdr_u_hyper(x, &w->wsc[i]))
+			return FALSE;
+	return TRUE;
+}
+
 bool_t xdr_bench_bytes(XDR *x, struct bench_bytes *b)
 {
 	return xdr_bytes(x, &b->bb_val, &b->bb_len, b->bb_max);
@@ -270,6 +285,32 @@ static void serve_stats(SVCXPRT *xprt)
 		bench_callgrind_begin();
 }
 
+/* The connections sweep: what the server process and a listener hold. */
+static void serve_scale(SVCXPRT *xprt)
+{
+	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
+	struct bench_wire_scale w = { { 0 } };
+	struct bench_scale k = { 0 };
+	u_int which = 0;
+
+	if (!svc_getargs(xprt, (xdrproc_t)xdr_u_int, (char *)&which)) {
+		svcerr_decode(xprt);
+		return;
+	}
+	bench_proc_scale(&k);
+	if (which < BS_NR_RPC && srv.sv_rdma[which] &&
+	    !svc_rdma_get_stats(srv.sv_rdma[which], &s)) {
+		k.sc_recv_bytes = s.rs_srq_pinned;
+		k.sc_ring_bytes = s.rs_ring_pinned;
+	}
+	w.wsc[0] = k.sc_pin_kb;
+	w.wsc[1] = k.sc_threads;
+	w.wsc[2] = k.sc_fds;
+	w.wsc[3] = k.sc_recv_bytes;
+	w.wsc[4] = k.sc_ring_bytes;
+	svc_sendreply(xprt, (xdrproc_t)xdr_bench_wire_scale, (char *)&w);
+}
+
 /* Replies that carry data go async: their buffer returns in buf_put. */
 static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
@@ -327,6 +368,9 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		return;
 	case BP_STATS:
 		serve_stats(xprt);
+		return;
+	case BP_SCALE:
+		serve_scale(xprt);
 		return;
 	case BP_SHUTDOWN:
 		svc_sendreply(xprt, XDR_VOID, NULL);
@@ -427,7 +471,7 @@ int bench_rpc_serve(const struct bench_opts *o)
 struct bench_rpc_client {
 	enum bench_strategy rc_strategy;
 	unsigned rc_n;
-	CLIENT *rc_cl[BENCH_MAX_CALLERS];
+	CLIENT **rc_cl;			/* rc_n of them */
 };
 
 static CLIENT *tcp_client(const char *addr, const char *source, unsigned port,
@@ -522,6 +566,15 @@ struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 					   enum bench_strategy s,
 					   char *err, size_t errlen)
 {
+	return bench_rpc_connect_n(o, s, conns_for(o, s), err, errlen);
+}
+
+#define CONNECT_TRIES 3
+
+struct bench_rpc_client *bench_rpc_connect_n(const struct bench_opts *o,
+					     enum bench_strategy s, unsigned n,
+					     char *err, size_t errlen)
+{
 	struct bench_rpc_client *rc;
 	struct timeval tmo = { CALL_TIMEOUT_S, 0 };
 
@@ -531,13 +584,28 @@ struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 	if (!rc)
 		return NULL;
 	rc->rc_strategy = s;
-	for (unsigned i = 0; i < conns_for(o, s); i++) {
-		CLIENT *cl = s == BS_TCP ?
-			tcp_client(o->bo_addr, o->bo_source,
-				   o->bo_port + BENCH_PORT_TCP, err, errlen) :
-			rdma_client(o, s, err, errlen);
+	rc->rc_cl = calloc(n ? n : 1, sizeof(*rc->rc_cl));
+	if (!rc->rc_cl) {
+		free(rc);
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		CLIENT *cl = NULL;
 
+		/* A connection attempt on an emulated bed can fail half-way. */
+		for (int t = 0; !cl && t < CONNECT_TRIES; t++) {
+			if (t)
+				usleep(200 * 1000);
+			cl = s == BS_TCP ?
+				tcp_client(o->bo_addr, o->bo_source,
+					   o->bo_port + BENCH_PORT_TCP, err, errlen) :
+				rdma_client(o, s, err, errlen);
+		}
 		if (!cl) {
+			size_t k = strlen(err);
+
+			snprintf(err + k, errlen > k ? errlen - k : 0,
+				 " (connection %u of %u)", i + 1, n);
 			bench_rpc_close(rc);
 			return NULL;
 		}
@@ -545,6 +613,24 @@ struct bench_rpc_client *bench_rpc_connect(const struct bench_opts *o,
 		rc->rc_cl[rc->rc_n++] = cl;
 	}
 	return rc;
+}
+
+unsigned bench_rpc_touch(struct bench_rpc_client *rc, char *err, size_t errlen)
+{
+	struct timeval tmo = { CALL_TIMEOUT_S, 0 };
+	unsigned ok = 0;
+
+	for (unsigned i = 0; i < rc->rc_n; i++) {
+		enum clnt_stat st = clnt_call(rc->rc_cl[i], BP_NULL, XDR_VOID, NULL,
+					      XDR_VOID, NULL, tmo);
+
+		if (st == RPC_SUCCESS)
+			ok++;
+		else if (ok == i)	/* the first failure says why */
+			snprintf(err, errlen, "connection %u: %s", i + 1,
+				 clnt_sperrno(st));
+	}
+	return ok;
 }
 
 /*
@@ -608,6 +694,7 @@ void bench_rpc_close(struct bench_rpc_client *rc)
 			add_totals(rc->rc_cl[i]);
 		clnt_destroy(rc->rc_cl[i]);
 	}
+	free(rc->rc_cl);
 	free(rc);
 }
 
@@ -641,6 +728,9 @@ void bench_rpc_counters(struct bench_rpc_client *rc, struct bench_counters *out)
 /* One caller thread of a cell. */
 struct caller {
 	CLIENT *ca_cl;
+	struct bench_rpc_client *ca_conns;
+	unsigned ca_first, ca_next;	/* connections: its first, the next */
+	unsigned ca_stride;		/* callers in the cell */
 	const struct bench_run *ca_run;
 	unsigned ca_seed;
 	char *ca_buf;			/* results decode here */
@@ -732,6 +822,12 @@ static void *caller_main(void *arg)
 		if (ca->ca_run->br_duration ? t0 >= cell_end :
 		    ca->ca_calls >= ca->ca_quota)
 			break;
+		/* More connections than callers (--conns): each caller goes
+		 * round its own share of them, one call on each in turn. */
+		ca->ca_cl = ca->ca_conns->rc_cl[ca->ca_next];
+		ca->ca_next += ca->ca_stride;
+		if (ca->ca_next >= ca->ca_conns->rc_n)
+			ca->ca_next = ca->ca_first;
 		rc = call_once(ca);
 		t1 = bench_now();
 		if (rc) {
@@ -814,7 +910,9 @@ int bench_rpc_run(struct bench_rpc_client *rc, const struct bench_run *run,
 	pthread_barrier_init(&cell_start, NULL, n + 1);
 	atomic_store(&cell_failed, 0);
 	for (unsigned i = 0; i < n; i++) {
-		ca[i].ca_cl = rc->rc_cl[i % rc->rc_n];
+		ca[i].ca_conns = rc;
+		ca[i].ca_first = ca[i].ca_next = i % rc->rc_n;
+		ca[i].ca_stride = n;
 		ca[i].ca_run = run;
 		ca[i].ca_seed = i * 37u + 11u;
 		ca[i].ca_expect = checksum(pattern + ca[i].ca_seed % PAT_SPAN,
@@ -916,6 +1014,24 @@ int bench_ctl_snapshot_cg(struct bench_ctl *ctl, enum bench_strategy s,
 		cost->ck_allocs = w.ws_cost[4];
 		cost->ck_have = (unsigned)w.ws_cost[5];
 	}
+	return 0;
+}
+
+int bench_ctl_scale(struct bench_ctl *ctl, enum bench_strategy s,
+		    struct bench_scale *out)
+{
+	struct timeval tmo = { CALL_TIMEOUT_S, 0 };
+	struct bench_wire_scale w = { { 0 } };
+	u_int which = (u_int)s;
+
+	if (clnt_call(ctl->ct_cl, BP_SCALE, (xdrproc_t)xdr_u_int, (char *)&which,
+		      (xdrproc_t)xdr_bench_wire_scale, (char *)&w, tmo) != RPC_SUCCESS)
+		return -EIO;
+	out->sc_pin_kb = w.wsc[0];
+	out->sc_threads = w.wsc[1];
+	out->sc_fds = w.wsc[2];
+	out->sc_recv_bytes = w.wsc[3];
+	out->sc_ring_bytes = w.wsc[4];
 	return 0;
 }
 

@@ -16,6 +16,7 @@ enum {
 	BP_ECHO = 3,		/* opaque<> -> the same opaque<> */
 	BP_STATS = 4,		/* strategy -> bench_wire_stats */
 	BP_SHUTDOWN = 5,	/* void -> void; the server stops */
+	BP_SCALE = 6,		/* strategy -> bench_wire_scale */
 };
 
 /* xdr_void takes no arguments: cast through a plain function pointer. */

@@ -154,7 +154,8 @@ static size_t collect_rows(const struct ref *r, size_t n, enum bench_workload w,
 
 	for (b = 0; b < n; b = e) {
 		e = bench_rep_group_end(r, n, b);
-		if (r[b].c->bc_workload == w && r[b].c->bc_inflight == q)
+		if (r[b].c->bc_workload == w && r[b].c->bc_inflight == q &&
+		    !r[b].c->bc_sweep)	/* the sweep has its own table */
 			k += group_row(r, b, e, &rows[k]);
 	}
 	return k;

@@ -24,14 +24,17 @@
 #define LEGEND_W	130
 #define PLOT_W		(PANEL_W - PAD_L - PAD_R)
 #define PLOT_H		(PANEL_H - PAD_T - PAD_B)
-#define MAX_PANELS	(2 * BW_NR)
+#define MAX_PANELS	(2 * BW_NR + 2)
 
-enum metric { M_P50, M_MBPS, M_CPS };
+/* M_SRV_PIN: the server's registered memory (VmPin), MiB (--conns). */
+enum metric { M_P50, M_MBPS, M_CPS, M_SRV_PIN };
 
 /* One panel: which cells it shows, where it sits, its log domain. */
 struct panel {
 	enum bench_workload p_workload;
 	int p_by_inflight;	/* x: calls in flight at size p_fixed, */
+	int p_by_conns;		/* or connections (--conns) at inflight
+				 * p_fixed, */
 	unsigned p_fixed;	/* else size at inflight p_fixed */
 	enum metric p_metric;
 	double p_left, p_top;	/* on the canvas */
@@ -58,7 +61,8 @@ static const struct style {
 
 static const char *metric_name(enum metric m)
 {
-	return m == M_P50 ? "p50" : m == M_MBPS ? "mb_per_s" : "calls_per_s";
+	return m == M_P50 ? "p50" : m == M_MBPS ? "mb_per_s" :
+	       m == M_SRV_PIN ? "server_pin_mib" : "calls_per_s";
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -127,6 +131,8 @@ static void decade_label(char *buf, size_t len, int k)
 
 static double x_of(const struct panel *p, const struct bench_cell *c)
 {
+	if (p->p_by_conns)
+		return c->bc_sweep;
 	return p->p_by_inflight ? c->bc_inflight : c->bc_size;
 }
 
@@ -136,6 +142,8 @@ static double y_of(const struct panel *p, const struct bench_cell *c)
 	case M_P50:	return c->bc_lat.bl_p50;
 	case M_MBPS:	return c->bc_mb_per_s;
 	case M_CPS:	return c->bc_calls_per_s;
+	case M_SRV_PIN:	return c->bc_has_scale ?
+			       c->bc_scale_server.sc_pin_kb / 1024.0 : 0;
 	}
 	return 0;
 }
@@ -160,14 +168,19 @@ static void ci_of(const struct panel *p, const struct bench_cell *c,
 		*lo = c->bc_cps_lo;
 		*hi = c->bc_cps_hi;
 		return;
+	case M_SRV_PIN:
+		*lo = *hi = y_of(p, c);
+		return;
 	}
 	*lo = *hi = 0;
 }
 
 static int in_panel(const struct panel *p, const struct bench_cell *c)
 {
-	if (c->bc_workload != p->p_workload)
+	if (c->bc_workload != p->p_workload || !c->bc_sweep != !p->p_by_conns)
 		return 0;
+	if (p->p_by_conns)
+		return c->bc_inflight == p->p_fixed;
 	return p->p_by_inflight ? c->bc_size == p->p_fixed
 				: c->bc_inflight == p->p_fixed;
 }
@@ -200,6 +213,16 @@ static int cmp_x_inflight(const void *a, const void *b)
 	return (p > q) - (p < q);
 }
 
+static int cmp_x_conns(const void *a, const void *b)
+{
+	const struct bench_cell *p = *(const struct bench_cell *const *)a;
+	const struct bench_cell *q = *(const struct bench_cell *const *)b;
+
+	if (p->bc_sweep != q->bc_sweep)
+		return p->bc_sweep < q->bc_sweep ? -1 : 1;
+	return (p > q) - (p < q);
+}
+
 /* Strategy s's cells of panel p into v, by x; how many. */
 static size_t series_cells(const struct panel *p, const struct bench_cell *c,
 			   size_t n, enum bench_strategy s,
@@ -210,7 +233,8 @@ static size_t series_cells(const struct panel *p, const struct bench_cell *c,
 	for (i = 0; i < n; i++)
 		if (c[i].bc_strategy == s && in_panel(p, &c[i]))
 			v[k++] = &c[i];
-	qsort(v, k, sizeof(*v), p->p_by_inflight ? cmp_x_inflight : cmp_x_size);
+	qsort(v, k, sizeof(*v), p->p_by_conns ? cmp_x_conns :
+	      p->p_by_inflight ? cmp_x_inflight : cmp_x_size);
 	return k;
 }
 
@@ -285,7 +309,8 @@ static unsigned inflight_bound(const struct bench_cell *c, size_t n,
 	for (i = 0; i < n; i++) {
 		unsigned x = c[i].bc_inflight;
 
-		if (c[i].bc_workload == w && (!q || (want_max ? x > q : x < q)))
+		if (c[i].bc_workload == w && !c[i].bc_sweep &&
+		    (!q || (want_max ? x > q : x < q)))
 			q = x;
 	}
 	return q;
@@ -299,7 +324,7 @@ static int varies(const struct bench_cell *c, size_t n, enum bench_workload w,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (c[i].bc_workload != w)
+		if (c[i].bc_workload != w || c[i].bc_sweep)
 			continue;
 		if (!first)
 			first = &c[i];
@@ -318,7 +343,8 @@ static unsigned smallest_size(const struct bench_cell *c, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (c[i].bc_workload == w && (!any || c[i].bc_size < s)) {
+		if (c[i].bc_workload == w && !c[i].bc_sweep &&
+		    (!any || c[i].bc_size < s)) {
 			s = c[i].bc_size;
 			any = 1;
 		}
@@ -332,7 +358,8 @@ static void add_panel(struct panel *pv, size_t *np, enum bench_workload w,
 
 	memset(p, 0, sizeof(*p));
 	p->p_workload = w;
-	p->p_by_inflight = by_inflight;
+	p->p_by_conns = by_inflight == 2;
+	p->p_by_inflight = by_inflight == 1;
 	p->p_fixed = fixed;
 	p->p_metric = m;
 	p->p_left = (*np % 2) * PANEL_W;
@@ -349,7 +376,7 @@ static size_t choose_panels(const struct bench_cell *c, size_t n,
 			    struct panel *pv)
 {
 	size_t np = 0;
-	unsigned w;
+	unsigned w, q = 0;
 
 	for (w = 0; w < BW_NR; w++) {
 		if (w == BW_NULL || !varies(c, n, w, 0))
@@ -363,6 +390,15 @@ static size_t choose_panels(const struct bench_cell *c, size_t n,
 		add_panel(pv, &np, BW_NULL, 1, s, M_P50);
 		add_panel(pv, &np, BW_NULL, 1, s, M_CPS);
 	}
+	/* --conns: calls/s and the server's registered memory against
+	 * connections, at the sweep's largest calls in flight. */
+	for (size_t i = 0; i < n; i++)
+		if (c[i].bc_sweep && c[i].bc_inflight > q)
+			q = c[i].bc_inflight;
+	if (q) {
+		add_panel(pv, &np, BW_NULL, 2, q, M_CPS);
+		add_panel(pv, &np, BW_NULL, 2, q, M_SRV_PIN);
+	}
 	return np;
 }
 
@@ -372,10 +408,14 @@ static void panel_title(FILE *f, const struct panel *p)
 {
 	const char *w = bench_workload_name(p->p_workload);
 	const char *what = p->p_metric == M_P50 ? "p50 latency" :
-			   p->p_metric == M_MBPS ? "throughput" : "calls/s";
+			   p->p_metric == M_MBPS ? "throughput" :
+			   p->p_metric == M_SRV_PIN ? "server VmPin" : "calls/s";
 	char buf[128];
 
-	if (p->p_by_inflight)
+	if (p->p_by_conns)
+		snprintf(buf, sizeof(buf), "%s: %s vs connections, %u in flight",
+			 w, what, p->p_fixed);
+	else if (p->p_by_inflight)
 		snprintf(buf, sizeof(buf), "%s: %s vs calls in flight", w,
 			 what);
 	else
@@ -415,12 +455,14 @@ static void axes(FILE *f, const struct panel *p)
 		text(f, PAD_L - 6, y + 4, "end", NULL, buf);
 	}
 	text(f, PAD_L + PLOT_W / 2.0, PAD_T + PLOT_H + 36, "middle", NULL,
+	     p->p_by_conns ? "connections" :
 	     p->p_by_inflight ? "calls in flight" : "size (bytes)");
 	fprintf(f, "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" "
 		"transform=\"rotate(-90 16 %.1f)\">%s</text>\n",
 		PAD_T + PLOT_H / 2.0, PAD_T + PLOT_H / 2.0,
 		p->p_metric == M_P50 ? "p50 latency (&#181;s)" :
-		p->p_metric == M_MBPS ? "MB/s" : "calls/s");
+		p->p_metric == M_MBPS ? "MB/s" :
+		p->p_metric == M_SRV_PIN ? "MiB registered" : "calls/s");
 }
 
 static void polyline(FILE *f, const struct panel *p,
@@ -506,7 +548,8 @@ static void draw_panel(FILE *f, const struct panel *p,
 	xml_text(f, w);
 	fprintf(f, "\" data-x=\"%s\" data-metric=\"%s\" data-%s=\"%u\" "
 		"transform=\"translate(%.1f,%.1f)\">\n",
-		p->p_by_inflight ? "inflight" : "size", metric_name(p->p_metric),
+		p->p_by_conns ? "conns" : p->p_by_inflight ? "inflight" : "size",
+		metric_name(p->p_metric),
 		p->p_by_inflight ? "size" : "inflight", p->p_fixed,
 		p->p_left, p->p_top);
 	panel_title(f, p);
