@@ -602,10 +602,11 @@ struct bench_rpc_client *bench_rpc_connect_n(const struct bench_opts *o,
 				rdma_client(o, s, err, errlen);
 		}
 		if (!cl) {
-			size_t k = strlen(err);
+			char why[256];
 
-			snprintf(err + k, errlen > k ? errlen - k : 0,
-				 " (connection %u of %u)", i + 1, n);
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "connection %u of %u: %s", i + 1, n,
+				 why);
 			bench_rpc_close(rc);
 			return NULL;
 		}
