@@ -35,7 +35,7 @@ if ! want full-batch; then
 	pair chunks-smoke \
 		"$b/tests/rdma/echo_server -F 0 -a $srv" \
 		"$b/tests/rdma/chunk_client -K auto -a $srv -b $cli -t 1"
-	for f in lib.sh soak.sh acceptrace.sh bench-check.py $case_files $timing_files; do
+	for f in lib.sh soak.sh acceptrace.sh bench-check.py bench-sweep-check.py $case_files $timing_files; do
 		[ -r "$(dirname "$0")/$f" ] && continue
 		tap "not ok - $kind: tests/rdma/$f is missing"
 		failed=1
@@ -810,6 +810,22 @@ bench_case() {
 	else
 		tap "not ok - $kind: bench (exit $crc)"
 		awk '{ print "# bench: " $0 }' "$work/bench.client"
+		failed=1
+	fi
+	# The connections sweep, short: NULL calls of auto and TCP over 1 and
+	# 24 connections; each must answer, and the holdings must move.
+	timeout 200 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
+		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
+		-p $((port + 20)) -W null -x auto,tcp -q 1,8 --conns 1,24 \
+		-D 0.1 -w 0.02 --trials 1 -Q -f json \
+		-o "$out-sweep.json" >"$work/bench-sweep.client" 2>&1
+	crc=$?
+	if [ $crc -eq 0 ] && python3 "$(dirname "$0")/bench-sweep-check.py" \
+		"$out-sweep.json" 1,24 >>"$work/bench-sweep.client" 2>&1; then
+		tap "ok - $kind: bench-conns-sweep"
+	else
+		tap "not ok - $kind: bench-conns-sweep (exit $crc)"
+		awk '{ print "# bench-sweep: " $0 }' "$work/bench-sweep.client"
 		failed=1
 	fi
 	timeout 120 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
