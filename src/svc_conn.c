@@ -106,6 +106,23 @@ static void conn_over_grant(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 }
 
 /* A Receive completed: into the Call queue (reap lock held). */
+/*
+ * Whether other connections' Calls came between this connection's last
+ * two.  If so, its next Call will most likely come after theirs, and a
+ * svc_run server that spun for it would spin for nothing while their
+ * Calls wait in the kernel (one thread serves every connection): it
+ * looks once and goes back to poll(2), which serves whoever is ready.
+ * A connection alone, or the only busy one, spins as before.
+ */
+static void conn_mark_call(struct svc_rdma_conn *c)
+{
+	uint64_t now = __atomic_add_fetch(&c->cn_lst->ln_calls, 1,
+					  __ATOMIC_RELAXED);
+
+	c->cn_interleaved = c->cn_mark && now - c->cn_mark > 1;
+	c->cn_mark = now;
+}
+
 static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
 {
 	struct svc_rdma_conn *c = owner;
@@ -116,6 +133,7 @@ static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
 		return;
 	}
 	c->cn_queue[(c->cn_qhead + c->cn_qlen++) % c->cn_qcap] = rep;
+	conn_mark_call(c);
 }
 
 /* The server posts Sends, Receives and RDMA Read/Write chains. */

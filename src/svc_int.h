@@ -76,6 +76,10 @@ struct svc_rdma_conn {
 	/* svc_run mode, fair turns (svc_loop.c): */
 	uint32_t cn_turn;		/* Calls taken in this turn */
 	struct rpcrdma_spin cn_spin;	/* svc_run's, for the next Call (spin.h) */
+	uint64_t cn_mark;		/* ln_calls when its last Call came */
+	bool cn_interleaved;		/* other connections' Calls came between
+					 * its last two: svc_run does not spin
+					 * for its next (svc_rdma.c, conn_stat) */
 	uint64_t cn_yield_gen;		/* the kick pass that serves it next; 0: none */
 	int cn_penalized;		/* its peer stalled: no time to block (atomic) */
 };
@@ -137,6 +141,8 @@ struct svc_rdma_listener {
 	SVCXPRT ln_conn_xprt;		/* what a connection's SVCXPRT starts as
 					 * (svc_rdma.c's ops) */
 	uint64_t ln_kick_gen;		/* kick passes so far */
+	uint64_t ln_calls;		/* Calls its connections received
+					 * (atomic): who is interleaved */
 	struct svc_rdma_peers ln_peers;	/* peers refused for stalling (ln_lock) */
 	struct svc_rdma_drc *ln_drc;	/* drc_size: the duplicate request cache */
 	const struct svc_rdma_tirpc_ops *ln_tirpc;

@@ -76,9 +76,12 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 		return XPRT_IDLE;
 	if (c->cn_x.rx_dead)
 		return XPRT_DIED;
-	/* The turn's budget spent: one look, no spin, before it ends. */
+	/* The turn's budget spent, or other connections' Calls coming
+	 * between this one's (svc_conn.c, conn_mark_call): one look, no
+	 * spin, before it ends. */
 	spent = c->cn_turn >= SVC_RDMA_TURN_CALLS;
-	if (!svc_rdma_conn_spin(c, spent ? 0 : c->cn_x.rx_opts.ro_busy_poll_us)) {
+	if (!svc_rdma_conn_spin(c, spent || c->cn_interleaved ? 0 :
+				c->cn_x.rx_opts.ro_busy_poll_us)) {
 		c->cn_turn = 0;
 		return XPRT_IDLE;	/* the CQ armed: back to poll(2) */
 	}
