@@ -196,7 +196,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		    ev->param.conn.responder_resources, x->rx_ep.re_rd_depth,
 		    x->rx_ep.re_rd_resp);
 	if (l->ln_threads.th_nthreads)
-		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		fd = svc_rdma_fdpool_get(&l->ln_fdpool);
 	why = "out of memory or descriptors";
 	if (!c->cn_queue || !c->cn_scratch || !c->cn_rw || !c->cn_dev ||
 	    (l->ln_threads.th_nthreads && fd < 0))
@@ -243,7 +243,7 @@ out_free:
 	/* Why, not errno: the step that failed logged its own error. */
 	RPCRDMA_DBG("accept failed: %s", why);
 	if (fd >= 0)
-		close(fd);
+		svc_rdma_fdpool_put(&l->ln_fdpool, fd);
 	if (ev->id->qp)
 		rpcrdma_cm_destroy_qp(ev->id);
 	x->rx_ep.re_id = NULL;

@@ -534,9 +534,10 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	/* Its QP is gone: it takes no more shared receives. */
 	svc_rdma_conn_srq_leave(c);
 	svc_rdma_dev_put(l, c->cn_dev);
-	/* Threaded: the private fd goes once nobody can look it up. */
+	/* Threaded: the private fd goes back once nobody can look it up,
+	 * open: svc_run() may be polling it (svc_fdpool.c). */
 	if (c->cn_threaded)
-		close(c->cn_fd);
+		svc_rdma_fdpool_put(&l->ln_fdpool, c->cn_fd);
 	pthread_mutex_destroy(&c->cn_lock);
 	free(c->cn_queue);
 	free(c->cn_scratch);

@@ -116,6 +116,22 @@ struct svc_rdma_tirpc_ops {
 
 #define SVC_RDMA_CM_KEPT 32	/* CM events a wait may take early */
 
+/* Threaded: connections' private eventfds, reused, never closed under
+ * svc_run (svc_fdpool.c says why). */
+struct svc_rdma_fdpool {
+	pthread_mutex_t fp_lock;
+	int *fp_fds;
+	uint32_t fp_n, fp_cap;
+};
+
+void svc_rdma_fdpool_init(struct svc_rdma_fdpool *p);
+/* An eventfd: one given back, or a new one; -1 with errno on failure. */
+int svc_rdma_fdpool_get(struct svc_rdma_fdpool *p);
+/* fd (from get) back, open; < 0 is ignored. */
+void svc_rdma_fdpool_put(struct svc_rdma_fdpool *p, int fd);
+/* Closes them all: with the listener, after its connections. */
+void svc_rdma_fdpool_fini(struct svc_rdma_fdpool *p);
+
 struct svc_rdma_listener {
 	SVCXPRT ln_xprt;
 	SVCXPRT_EXT ln_ext;
@@ -141,6 +157,7 @@ struct svc_rdma_listener {
 	SVCXPRT ln_conn_xprt;		/* what a connection's SVCXPRT starts as
 					 * (svc_rdma.c's ops) */
 	uint64_t ln_kick_gen;		/* kick passes so far */
+	struct svc_rdma_fdpool ln_fdpool; /* threaded: connections' xp_fds */
 	uint64_t ln_calls;		/* Calls its connections received
 					 * (atomic): who is interleaved */
 	struct svc_rdma_peers ln_peers;	/* peers refused for stalling (ln_lock) */

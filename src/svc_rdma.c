@@ -313,6 +313,7 @@ static void lst_destroy(SVCXPRT *xprt)
 		svc_rdma_conn_destroy(l->ln_conns);
 	if (l->ln_threads.th_nthreads)
 		close(xprt->xp_fd);
+	svc_rdma_fdpool_fini(&l->ln_fdpool);
 	svc_rdma_drc_stop(l);
 	/* After the last connection: nothing uses the PDs any more. */
 	svc_rdma_devs_fini(l);
@@ -421,6 +422,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 	}
 	rpcrdma_optsrc_resolve(&l->ln_src, NULL, RPCRDMA_DRV_OTHER, &l->ln_opts);
 	pthread_mutex_init(&l->ln_lock, NULL);
+	svc_rdma_fdpool_init(&l->ln_fdpool);
 	if (!port) {	/* the port key, RPCRDMA_DEFAULT_PORT unless set */
 		snprintf(portbuf, sizeof(portbuf), "%u", l->ln_opts.ro_port);
 		port = portbuf;

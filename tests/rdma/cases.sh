@@ -828,6 +828,24 @@ bench_case() {
 		awk '{ print "# bench-sweep: " $0 }' "$work/bench-sweep.client"
 		failed=1
 	fi
+	# A threaded server (svc_threads) whose connections close while
+	# svc_run() polls in its main thread, three times over: it aborted
+	# in libtirpc when a closed connection's descriptor came back to
+	# svc_run() as POLLNVAL (svc_fdpool.c).  It must stay up.
+	timeout 200 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
+		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
+		-p $((port + 30)) -j 2 -W null -x auto -q 1,4 --conns 8,8,8 \
+		-D 0.1 -w 0.02 --trials 1 -Q -f json \
+		-o "$out-threaded.json" >"$work/bench-threaded.client" 2>&1
+	crc=$?
+	if [ $crc -eq 0 ] && ! grep -q "did not take SHUTDOWN" \
+		"$work/bench-threaded.client"; then
+		tap "ok - $kind: bench-conns-threaded-server-stays"
+	else
+		tap "not ok - $kind: bench-conns-threaded-server-stays (exit $crc)"
+		awk '{ print "# bench-threaded: " $0 }' "$work/bench-threaded.client"
+		failed=1
+	fi
 	timeout 120 $RPCRDMA_CLIENT_EXEC "$b/rpcrdma_bench" --pair "$srv" -b "$cli" \
 		${RPCRDMA_SERVER_EXEC:+--server-exec "$RPCRDMA_SERVER_EXEC"} \
 		-p $((port + 10)) -W echo -S 64 -x inline -q 1 -D 0.2 -w 0 \
