@@ -20,6 +20,15 @@ static double per_conn(uint64_t with, uint64_t before, unsigned conns)
 	return conns ? ((double)with - (double)before) / conns : 0;
 }
 
+/* CPU per call, or a dash when unknown (< 0). */
+static void put_us(FILE *f, double v)
+{
+	if (v >= 0 && isfinite(v))
+		fprintf(f, " %6.0f", v);
+	else
+		fprintf(f, " %6s", "-");
+}
+
 static void scale_row(FILE *f, const struct bench_cell *c)
 {
 	const struct bench_scale *sv = &c->bc_scale_server, *cl = &c->bc_scale_client;
@@ -33,6 +42,8 @@ static void scale_row(FILE *f, const struct bench_cell *c)
 	fprintf(f, "%6u %7.1f %9.0f %8.1f %8.1f", c->bc_served,
 		c->bc_sweep ? c->bc_connect_s * 1e3 / c->bc_sweep : 0,
 		c->bc_calls_per_s, c->bc_lat.bl_p50, c->bc_lat.bl_p99);
+	put_us(f, c->bc_cpu_client);
+	put_us(f, c->bc_cpu_server);
 	if (c->bc_vs_tcp > 0 && isfinite(c->bc_vs_tcp))
 		fprintf(f, " %6.2f", c->bc_vs_tcp);
 	else
@@ -62,9 +73,10 @@ void bench_report_scale(FILE *f, const struct bench_cell *c, size_t n)
 	r = bench_rep_sorted(c, n);
 	fputs("connections sweep (NULL calls; the callers go round the "
 	      "connections, a call on each in turn)\n", f);
-	fprintf(f, "%-9s %5s %5s %6s %7s %9s %8s %8s %6s | %8s %8s %8s %4s %5s"
-		" | %8s %6s %5s\n", "strategy", "conns", "infl", "served",
-		"ms/conn", "calls/s", "p50", "p99", "x tcp", "sv MiB",
+	fprintf(f, "%-9s %5s %5s %6s %7s %9s %8s %8s %6s %6s %6s | %8s %8s %8s "
+		"%4s %5s | %8s %6s %5s\n", "strategy", "conns", "infl", "served",
+		"ms/conn", "calls/s", "p50", "p99", "cpu-cl", "cpu-sv", "x tcp",
+		"sv MiB",
 		"sv kB/c", "recv MiB", "thr", "fds", "cl kB/c", "thr", "fds");
 	/* The sort puts the sweep last, by count; here by strategy first. */
 	for (int s = 0; s < BS_NR; s++)
@@ -76,7 +88,8 @@ void bench_report_scale(FILE *f, const struct bench_cell *c, size_t n)
 		}
 	fputs("served: connections that answered a NULL call before the cell; "
 	      "ms/conn: setting them up; latency in us; x tcp: p50 over TCP's "
-	      "at the same connections; sv/cl: server/client process, MiB "
+	      "at the same connections; cpu-cl, cpu-sv: CPU us per call of each "
+	      "process; sv/cl: server/client process, MiB "
 	      "registered (VmPin) and kB more per connection than before "
 	      "they existed, recv: the listener's shared receive buffers, "
 	      "thr: threads, fds: descriptors\n\n", f);
