@@ -1,22 +1,30 @@
 /*
  * Threaded listeners: the private eventfds their connections register as
- * xp_fd.  A connection's goes back here when it is destroyed, open, for
- * the next connection, and all are closed with the listener.  Why not
- * close it: svc_run() polls a copy of libtirpc's descriptor table taken
- * before it slept; a descriptor closed after that copy comes back as
- * POLLNVAL, and libtirpc then unregisters the SVCXPRT of that slot, by
- * then NULL, and aborts (assert in __xprt_do_unregister).  An eventfd
- * nobody writes never wakes that copy, so an open one is harmless.
+ * xp_fd.  A connection's goes back here when it is destroyed, open, and
+ * svc_run() is woken (fp_wakefd, the listener's own xp_fd); on that wake,
+ * in svc_run()'s thread, the listener closes every one given back
+ * (svc_rdma_fdpool_close_all).  Why not close it at once: svc_run() polls
+ * a copy of libtirpc's descriptor table taken before it slept; a
+ * descriptor closed under that copy comes back as POLLNVAL, and libtirpc
+ * then unregisters the SVCXPRT of that slot, by then NULL, and aborts
+ * (assert in __xprt_do_unregister).  An eventfd nobody writes never wakes
+ * that copy, so an open one is harmless; and once svc_run() is back from
+ * the poll that woke it, it copies the table afresh, without them.  Until
+ * then a new connection may take one again.  A program that never runs
+ * svc_run() keeps them, at most as many as it had connections at once.
  */
 #include "config.h"
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "svc_int.h"
 
 void svc_rdma_fdpool_init(struct svc_rdma_fdpool *p)
 {
+	p->fp_wakefd = -1;
 	p->fp_fds = NULL;
 	p->fp_n = p->fp_cap = 0;
 	pthread_mutex_init(&p->fp_lock, NULL);
@@ -58,6 +66,26 @@ void svc_rdma_fdpool_put(struct svc_rdma_fdpool *p, int fd)
 	}
 	p->fp_fds[p->fp_n++] = fd;
 	pthread_mutex_unlock(&p->fp_lock);
+	/* svc_run() closes it once it is past the poll that may hold it. */
+	v = 1;
+	if (p->fp_wakefd >= 0 && write(p->fp_wakefd, &v, sizeof(v)) < 0)
+		RPCRDMA_DBG("fdpool: wake: %s", strerror(errno));
+}
+
+void svc_rdma_fdpool_close_all(struct svc_rdma_fdpool *p)
+{
+	int *fds;
+	uint32_t n;
+
+	pthread_mutex_lock(&p->fp_lock);
+	fds = p->fp_fds;
+	n = p->fp_n;
+	p->fp_fds = NULL;
+	p->fp_n = p->fp_cap = 0;
+	pthread_mutex_unlock(&p->fp_lock);
+	while (n)
+		close(fds[--n]);
+	free(fds);
 }
 
 void svc_rdma_fdpool_fini(struct svc_rdma_fdpool *p)

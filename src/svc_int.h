@@ -120,6 +120,7 @@ struct svc_rdma_tirpc_ops {
  * svc_run (svc_fdpool.c says why). */
 struct svc_rdma_fdpool {
 	pthread_mutex_t fp_lock;
+	int fp_wakefd;			/* written on each put: svc_run()'s */
 	int *fp_fds;
 	uint32_t fp_n, fp_cap;
 };
@@ -127,8 +128,10 @@ struct svc_rdma_fdpool {
 void svc_rdma_fdpool_init(struct svc_rdma_fdpool *p);
 /* An eventfd: one given back, or a new one; -1 with errno on failure. */
 int svc_rdma_fdpool_get(struct svc_rdma_fdpool *p);
-/* fd (from get) back, open; < 0 is ignored. */
+/* fd (from get) back, open, and fp_wakefd written; < 0 is ignored. */
 void svc_rdma_fdpool_put(struct svc_rdma_fdpool *p, int fd);
+/* In svc_run()'s thread, woken by fp_wakefd: close those given back. */
+void svc_rdma_fdpool_close_all(struct svc_rdma_fdpool *p);
 /* Closes them all: with the listener, after its connections. */
 void svc_rdma_fdpool_fini(struct svc_rdma_fdpool *p);
 

@@ -267,8 +267,15 @@ static bool_t lst_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 
 	(void)msg;
 	/* Threaded: the leader takes CM events; svc_run only woke to see
-	 * svc_exit() (svc_threads_kick). */
-	if (!l->ln_threads.th_nthreads) {
+	 * svc_exit() (svc_threads_kick), or to close the descriptors of
+	 * connections gone, now that its poll is over (svc_fdpool.c). */
+	if (l->ln_threads.th_nthreads) {
+		uint64_t v;
+
+		while (read(xprt->xp_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			;
+		svc_rdma_fdpool_close_all(&l->ln_fdpool);
+	} else {
 		svc_rdma_lst_events(l);
 		/* Out of svc_run()'s set: its channel would wake it forever. */
 		if (l->ln_cm_refused)
@@ -446,6 +453,7 @@ SVCXPRT *svc_rdma_create(const char *host, const char *port,
 		 */
 		l->ln_runfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		l->ln_xprt.xp_fd = l->ln_runfd;
+		l->ln_fdpool.fp_wakefd = l->ln_runfd;
 		if (l->ln_xprt.xp_fd < 0) {
 			rc = -errno;
 			goto out_listen;
