@@ -133,7 +133,9 @@ static void conn_cqe_recv(void *owner, struct rpcrdma_rep *rep)
 		return;
 	}
 	c->cn_queue[(c->cn_qhead + c->cn_qlen++) % c->cn_qcap] = rep;
-	conn_mark_call(c);
+	/* Only svc_run's turn reads it (conn_stat): threads skip the atomic. */
+	if (!c->cn_threaded)
+		conn_mark_call(c);
 }
 
 /* The server posts Sends, Receives and RDMA Read/Write chains. */

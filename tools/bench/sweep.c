@@ -88,11 +88,14 @@ static void wait_released(struct bench_ctl *ctl, uint64_t base_fds)
 		usleep(100 * 1000);
 }
 
-static void fail_cell(struct bench_cell *c, const char *fmt, unsigned a,
-		      unsigned b)
+static void fail_cell(struct bench_cell *c, unsigned served, unsigned conns)
 {
 	c->bc_status = BC_FAILED;
-	snprintf(c->bc_note, sizeof(c->bc_note), fmt, a, b);
+	if (served == conns)	/* none made: bench_rpc_connect_n failed */
+		snprintf(c->bc_note, sizeof(c->bc_note), "setup failed");
+	else
+		snprintf(c->bc_note, sizeof(c->bc_note),
+			 "%u of %u connections answered", served, conns);
 }
 
 int bench_sweep(const struct bench_opts *o, struct bench_ctl *ctl,
@@ -129,10 +132,9 @@ int bench_sweep(const struct bench_opts *o, struct bench_ctl *ctl,
 			c->bc_served = served;
 			c->bc_connect_s = connect_s;
 			if (!rc)
-				fail_cell(c, "setup failed%.0u%.0u", 0, 0);
+				fail_cell(c, 0, 0);
 			else if (served < conns)
-				fail_cell(c, "%u of %u connections answered",
-					  served, conns);
+				fail_cell(c, served, conns);
 			if (c->bc_status != BC_OK) {
 				if (err[0] && strlen(c->bc_note) + 3 < sizeof(c->bc_note))
 					snprintf(c->bc_note + strlen(c->bc_note),
