@@ -690,7 +690,7 @@ fi	# want common
 # where its Calls past its one credit are its undoing first, because it
 # exceeded its grant (rs_grant_exceeded, on both beds).
 stall() {
-	name=$1 sargs=$2 rbufs=$3; port=$((port + 1))
+	name=$1 sargs=$2 rbufs=$3 pargs=$4; port=$((port + 1))
 	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
 	timeout 300 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
 		RPCRDMA_RECV_BUFFERS=$rbufs \
@@ -702,7 +702,7 @@ stall() {
 	# while (svc_stall_ms), and the clients below are on $cli.
 	second_client_addr || echo "no second client address" >"$work/$name.peer"
 	timeout 240 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
-		-b "$cli2" -p $port -n 64 -f "$sent" -s "$stop" -i 200 \
+		-b "$cli2" -p $port -n 64 -f "$sent" -s "$stop" -i 200 $pargs \
 		>"$work/$name.peer" 2>&1 &
 	ppid=$!
 	wait_for "$sent" $ppid
@@ -771,8 +771,12 @@ want slow && stall stalled-peer-mapped "-s mapped" 0
 # Async Replies to the stalled peer are released when it is torn down.
 want slow && stall stalled-peer-async "-A -s mapped" 0
 # The same peer on shared receive queues: closed for its Calls past its
-# grant before any Reply can stall.
-want common && stall stalled-peer-srq "" 512
+# grant before any Reply can stall.  It asks for 1 credit and its first
+# Call sleeps, so the burst is queued behind it and past the grant of 1
+# whenever the first Reply goes (asking 32, a server that answered Call
+# 0 before the rest arrived granted the whole burst, and on siw that
+# Reply ended the connection before anything was past its grant).
+want common && stall stalled-peer-srq "" 512 "-c 1 -S 300"
 
 # rpcrdma.conf, the environment and per-handle options on the wire
 # (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying

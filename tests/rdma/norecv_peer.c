@@ -8,6 +8,11 @@
  * it stays connected, idle, until told to stop, reporting whether and when
  * the server tore the connection down.
  *
+ * -c sets the credits its Calls ask for; -S makes Call 0 an ECHO_SLEEP, so
+ * a single-threaded server receives the rest while it sleeps: with -c 1 the
+ * burst is past the grant of the first Reply whatever the timing (on
+ * shared receive queues the server must close it for that).
+ *
  * It only has to do its part: exit 0 when it connected and its Calls went
  * out.  Whether the server kept serving everybody else is checked by the
  * test case (cases.sh, "stall") through other clients.
@@ -32,27 +37,32 @@
 enum {
 	NR_MAX_CALLS = 256,	/* largest burst -n accepts */
 	NR_SLOT = 128,		/* send buffer per Call: header + RPC Call */
-	NR_CREDITS = 32,	/* what our Calls ask for */
+	NR_CREDITS = 32,	/* what our Calls ask for, by default */
 	NR_WAIT_MS = 10000,	/* bounded wait for the Calls' completions */
 };
 
 #define ECHO_PROG	0x20049001u
 #define ECHO_VERS	1u
 #define ECHO_NULL	0u
+#define ECHO_SLEEP	5u
+
+static uint32_t nr_credits = NR_CREDITS;	/* -c */
+static uint32_t nr_sleep_ms;			/* -S: Call 0 is ECHO_SLEEP */
 
 static struct rdma_cm_id *nr_id;
 static uint8_t *nr_sbuf;
 static struct ibv_mr *nr_smr;
 
-/* One RDMA_MSG Call of ECHO_NULL, AUTH_NONE, no arguments (RFC 5531). */
-static void build_call(struct msg *m, uint32_t xid)
+/* One RDMA_MSG Call of ECHO_NULL (or ECHO_SLEEP of sleep_ms), AUTH_NONE
+ * (RFC 5531). */
+static void build_call(struct msg *m, uint32_t xid, uint32_t sleep_ms)
 {
 	struct rpcrdma_hdr h;
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
 	h.hd_xid = xid;
-	h.hd_credits = NR_CREDITS;
+	h.hd_credits = nr_credits;
 	h.hd_proc = RPCRDMA_MSG;
 	n = rpcrdma_hdr_encode(m->m_buf, sizeof(m->m_buf), &h);
 	if (n < 0)
@@ -63,11 +73,13 @@ static void build_call(struct msg *m, uint32_t xid)
 	put32(m, 2u);		/* RPC version */
 	put32(m, ECHO_PROG);
 	put32(m, ECHO_VERS);
-	put32(m, ECHO_NULL);
+	put32(m, sleep_ms ? ECHO_SLEEP : ECHO_NULL);
 	put32(m, 0u);		/* cred AUTH_NONE */
 	put32(m, 0u);
 	put32(m, 0u);		/* verf AUTH_NONE */
 	put32(m, 0u);
+	if (sleep_ms)
+		put32(m, sleep_ms);
 	if (m->m_len > NR_SLOT)
 		die("a Call of %zu bytes does not fit its slot", m->m_len);
 }
@@ -141,7 +153,8 @@ static int send_calls(int ncalls, int *ok, int *failed)
 	for (i = 0; i < ncalls; i++) {
 		uint8_t *slot = nr_sbuf + (size_t)i * NR_SLOT;
 
-		build_call(&m, 0x6e720000u + (uint32_t)i);	/* "nr" */
+		build_call(&m, 0x6e720000u + (uint32_t)i,	/* "nr" */
+			   i ? 0 : nr_sleep_ms);
 		memcpy(slot, m.m_buf, m.m_len);
 		if (!rdma_post_send(nr_id, NULL, slot, m.m_len, nr_smr, 0))
 			continue;
@@ -195,7 +208,8 @@ static int server_disconnected(int ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: norecv_peer -a SERVER -b SOURCE -p PORT [-n CALLS]\n"
-		"       [-f SENTFILE] [-s STOPFILE] [-i IDLE_SECS] [-t SECS] [-q]\n");
+		"       [-f SENTFILE] [-s STOPFILE] [-i IDLE_SECS] [-t SECS] [-q]\n"
+		"       [-c CREDITS] [-S SLEEP_MS]\n");
 	exit(2);
 }
 
@@ -208,7 +222,7 @@ int main(int argc, char **argv)
 	int64_t t0, gone_at = -1, idle_end;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:q")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:qc:S:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': src = optarg; break;
@@ -219,11 +233,13 @@ int main(int argc, char **argv)
 		case 'i': idle = atoi(optarg); break;
 		case 't': timeout = atoi(optarg); break;
 		case 'q': quit = 1; break;
+		case 'c': nr_credits = (uint32_t)atoi(optarg); break;
+		case 'S': nr_sleep_ms = (uint32_t)atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (!addr || !port || timeout <= 0 || idle < 0 || ncalls < 1 ||
-	    ncalls > NR_MAX_CALLS)
+	    ncalls > NR_MAX_CALLS || nr_credits < 1 || nr_sleep_ms > 60000)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rawpeer_name = "norecv_peer";
