@@ -58,12 +58,22 @@ static unsigned int rpcrdma_sc_age(const struct rpcrdma_sendctx_ring *ring,
 				    : idx + ring->sr_size - ring->sr_tail;
 }
 
+/*
+ * An empty ring starts again at context 0.  Why: send buffers are
+ * registered a few contexts at a time, when first handed out (verbs.c,
+ * rpcrdma_ep_send_buf), and a connection that never has many Sends
+ * unreleased at once then only ever uses, and registers, the first few;
+ * going round would touch every one of them.
+ */
 int rpcrdma_sendctx_get(struct rpcrdma_sendctx_ring *ring)
 {
-	unsigned int idx = ring->sr_head;
+	unsigned int idx;
 
 	if (ring->sr_in_use == ring->sr_size)
 		return -EAGAIN;
+	if (!ring->sr_in_use)
+		ring->sr_head = ring->sr_tail = 0;
+	idx = ring->sr_head;
 	ring->sr_head = rpcrdma_sc_next(ring, idx);
 	ring->sr_in_use++;
 	ring->sr_undecided++;

@@ -37,7 +37,8 @@ unsigned int rpcrdma_sendctx_ring_size(unsigned int credits,
 /* Returns 0, or -EINVAL if @size or @signal_every is 0. */
 int rpcrdma_sendctx_init(struct rpcrdma_sendctx_ring *ring, unsigned int size,
 			 unsigned int signal_every);
-/* Next free context index, or -EAGAIN when all are in use. */
+/* Next free context index, or -EAGAIN when all are in use; 0 whenever
+ * none is in use (an empty ring starts again at 0). */
 int rpcrdma_sendctx_get(struct rpcrdma_sendctx_ring *ring);
 /*
  * Give back the newest context from get() that will not be posted after

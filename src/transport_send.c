@@ -82,7 +82,7 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 		switch (ps->pg_src) {
 		case RPCRDMA_PS_HDR:
 			sg[i].sg_addr = (uintptr_t)sc->sc_buf;
-			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
+			sg[i].sg_lkey = sc->sc_lkey;
 			break;
 		case RPCRDMA_PS_SCRATCH:
 			/*
@@ -96,7 +96,7 @@ static int fill_sges(struct rpcrdma_xprt *x, const struct rpcrdma_sge_plan *pl,
 				return -ENOENT;
 			memcpy(sc->sc_buf + *off, ps->pg_addr, ps->pg_len);
 			sg[i].sg_addr = (uintptr_t)(sc->sc_buf + *off);
-			sg[i].sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep);
+			sg[i].sg_lkey = sc->sc_lkey;
 			*off += ps->pg_len;
 			break;
 		case RPCRDMA_PS_CALLER:
@@ -269,7 +269,7 @@ static int post_run(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *const *run,
 	struct rpcrdma_sge own = {
 		.sg_addr = (uintptr_t)sc->sc_buf,
 		.sg_len = sc->sc_len,
-		.sg_lkey = rpcrdma_ep_send_lkey(&x->rx_ep),
+		.sg_lkey = sc->sc_lkey,
 	};
 	int rc;
 
@@ -442,6 +442,15 @@ static int send_chain(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 			pthread_mutex_lock(&x->rx_lock);
 		return idx;
 	}
+	sc = &x->rx_ep.re_sendctxs[idx];
+	if (__builtin_expect(!sc->sc_ready, 0)) {
+		/* First use of its chunk: registered now, once. */
+		rc = rpcrdma_ep_send_buf(&x->rx_ep, sc);
+		RPCRDMA_DBG("send buffers %u..: registered: %d", sc->sc_index, rc);
+		if (rc)
+			goto out_unget;
+		x->rx_stats.rs_ring_pinned = rpcrdma_ep_ring_bytes(&x->rx_ep);
+	}
 	forced = (enum rpcrdma_strategy)x->rx_opts.ro_send_strategy;
 	send_limits(x, &sl);
 	/* Why no inline Send With Invalidate: siw's provider refuses it
@@ -455,7 +464,6 @@ static int send_chain(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 		x->rx_stats.rs_too_large++;
 		goto out_unget;
 	}
-	sc = &x->rx_ep.re_sendctxs[idx];
 	sc->sc_seq = ++x->rx_send_seq;
 
 	sw.sw_type = ch.ch_type;

@@ -259,8 +259,32 @@ static int alloc_region(struct rpcrdma_ep *ep, uint32_t n, uint32_t size,
 
 uint64_t rpcrdma_ep_ring_bytes(const struct rpcrdma_ep *ep)
 {
-	return (uint64_t)ep->re_nrecv * ep->re_recv_size +
-	       (uint64_t)ep->re_nsend * ep->re_send_size;
+	return (uint64_t)ep->re_nrecv * ep->re_recv_size + ep->re_send_pinned;
+}
+
+/* Once per chunk: the hot path pays one test of sc_ready. */
+int rpcrdma_ep_send_buf(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc)
+{
+	uint32_t c = sc->sc_index / RPCRDMA_SEND_CHUNK;
+	uint32_t first = c * RPCRDMA_SEND_CHUNK, n, i;
+	struct ibv_mr *mr;
+
+	if (sc->sc_ready)
+		return 0;
+	n = ep->re_nsend - first < RPCRDMA_SEND_CHUNK ? ep->re_nsend - first
+						      : RPCRDMA_SEND_CHUNK;
+	errno = 0;
+	mr = rpcrdma_reg_mem(ep, ep->re_sendctxs[first].sc_buf,
+			     (size_t)n * ep->re_send_size);
+	if (!mr)
+		return errno ? -errno : -ENOMEM;
+	ep->re_send_mrs[c] = mr;
+	ep->re_send_pinned += (uint64_t)n * ep->re_send_size;
+	for (i = first; i < first + n; i++) {
+		ep->re_sendctxs[i].sc_lkey = mr->lkey;
+		ep->re_sendctxs[i].sc_ready = 1;
+	}
+	return 0;
 }
 
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep)
@@ -323,7 +347,8 @@ void rpcrdma_siw_key_guard(struct ibv_context *verbs)
 static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 {
 	const char *what;
-	uint32_t i;
+	uint32_t i, nchunks;
+	size_t len;
 	int rc;
 
 	/* A server's connections on one device share their listener's PD,
@@ -376,13 +401,18 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 	ep->re_rw_slots = a->ea_nrw;
 	ep->re_send_size = a->ea_send_size;
 	what = "send buffers";
-	rc = alloc_region(ep, a->ea_nsend, a->ea_send_size, &ep->re_send_mem,
-			  &ep->re_send_mr);
-	if (rc)
+	/* Address space for all; registered a chunk at a time (verbs.h). */
+	len = (size_t)a->ea_nsend * a->ea_send_size;
+	if (posix_memalign((void **)&ep->re_send_mem, 4096, len ? len : 1)) {
+		ep->re_send_mem = NULL;
+		rc = -ENOMEM;
 		goto out_fail;
+	}
+	nchunks = (a->ea_nsend + RPCRDMA_SEND_CHUNK - 1) / RPCRDMA_SEND_CHUNK;
+	ep->re_send_mrs = calloc(nchunks ? nchunks : 1, sizeof(*ep->re_send_mrs));
 	ep->re_reps = calloc(a->ea_nrecv ? a->ea_nrecv : 1, sizeof(*ep->re_reps));
 	ep->re_sendctxs = calloc(a->ea_nsend, sizeof(*ep->re_sendctxs));
-	if (!ep->re_reps || !ep->re_sendctxs)
+	if (!ep->re_reps || !ep->re_sendctxs || !ep->re_send_mrs)
 		return -ENOMEM;
 	for (i = 0; i < a->ea_nrecv; i++) {
 		ep->re_reps[i].rr_cqe.cq_kind = RPCRDMA_CQE_RECV;
@@ -393,6 +423,13 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 		ep->re_sendctxs[i].sc_cqe.cq_kind = RPCRDMA_CQE_SEND;
 		ep->re_sendctxs[i].sc_buf = ep->re_send_mem + (size_t)i * a->ea_send_size;
 		ep->re_sendctxs[i].sc_index = i;
+	}
+	/* The first chunk now: a connection that cannot register that
+	 * fails here, as it did when the whole ring was registered. */
+	if (a->ea_nsend) {
+		rc = rpcrdma_ep_send_buf(ep, &ep->re_sendctxs[0]);
+		if (rc)
+			goto out_fail;
 	}
 	return rpcrdma_cq_arm(ep);
 
@@ -503,8 +540,14 @@ static int rpcrdma_ep_destroy_here(struct rpcrdma_ep *ep)
 		rdma_destroy_qp(ep->re_id);
 	if (ep->re_recv_mr)
 		ibv_dereg_mr(ep->re_recv_mr);
-	if (ep->re_send_mr)
-		ibv_dereg_mr(ep->re_send_mr);
+	if (ep->re_send_mrs) {
+		uint32_t c;
+
+		for (c = 0; c * RPCRDMA_SEND_CHUNK < ep->re_nsend; c++)
+			if (ep->re_send_mrs[c])
+				ibv_dereg_mr(ep->re_send_mrs[c]);
+	}
+	free(ep->re_send_mrs);
 	free(ep->re_recv_mem);
 	free(ep->re_send_mem);
 	free(ep->re_reps);

@@ -51,6 +51,7 @@ struct rpcrdma_rep {
 struct rpcrdma_sendctx {
 	struct rpcrdma_cqe sc_cqe;
 	uint8_t *sc_buf;
+	uint32_t sc_lkey;	/* sc_buf's, once its chunk is registered */
 	uint32_t sc_index;
 	uint64_t sc_seq;	/* posting order of the Send it carries */
 	/* The Send as decided, until it is posted (transport_send.c): */
@@ -61,6 +62,7 @@ struct rpcrdma_sendctx {
 	uint16_t sc_nsge;
 	uint8_t sc_inline;
 	uint8_t sc_signaled;
+	uint8_t sc_ready;	/* sc_buf registered: sc_lkey valid */
 };
 
 /* Sends rpcrdma_post_send_run() posts in one call. */
@@ -120,7 +122,9 @@ struct rpcrdma_ep {
 
 	uint32_t re_nsend, re_send_size;
 	uint8_t *re_send_mem;
-	struct ibv_mr *re_send_mr;
+	struct ibv_mr **re_send_mrs;	/* one per RPCRDMA_SEND_CHUNK contexts,
+					 * NULL until one is first used */
+	uint64_t re_send_pinned;	/* bytes of them registered */
 	struct rpcrdma_sendctx *re_sendctxs;
 
 	uint32_t re_rw_slots;		/* send queue room for RDMA Read/Write */
@@ -170,8 +174,17 @@ int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,
 		       const char *port, const char *source, int timeout_ms);
 /* The RDMA device the endpoint resolved to ("rxe0"), or NULL before. */
 const char *rpcrdma_ep_device_name(const struct rpcrdma_ep *ep);
-/* Bytes registered for the endpoint's receive and send buffers. */
+/* Bytes registered for the endpoint's receive and send buffers now. */
 uint64_t rpcrdma_ep_ring_bytes(const struct rpcrdma_ep *ep);
+/*
+ * Send buffers are registered RPCRDMA_SEND_CHUNK contexts at a time, the
+ * first chunk at setup, the others when the ring first hands out one of
+ * their contexts (an empty ring starts again at 0: sendctx.c), so a
+ * connection with few Sends unreleased at once registers few buffers.
+ * rpcrdma_ep_send_buf: 0 once @sc's buffer is registered, or -errno.
+ */
+#define RPCRDMA_SEND_CHUNK 8
+int rpcrdma_ep_send_buf(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc);
 /* Its driver, for the built-in defaults that differ (driver.h). */
 enum rpcrdma_driver rpcrdma_ep_driver(struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);
@@ -209,7 +222,6 @@ int rpcrdma_post_send_sges(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc,
 			   const struct rpcrdma_sge *sges, unsigned int n,
 			   int inline_data, int signaled,
 			   const struct rpcrdma_send_pre *pre);
-uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep);
 /*
  * Post n RDMA Reads (write 0: remote into local) or Writes (local into
  * remote) as one chain; only the last is signaled, with last as its

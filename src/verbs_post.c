@@ -129,7 +129,7 @@ static int rpcrdma_post_send_run_here(struct rpcrdma_ep *ep,
 			return -EINVAL;
 		sge[i].addr = (uintptr_t)sc->sc_buf;
 		sge[i].length = sc->sc_len;
-		sge[i].lkey = ep->re_send_mr->lkey;
+		sge[i].lkey = sc->sc_lkey;
 		wr[i].num_sge = 1;
 		wr[i].wr_id = (uintptr_t)&sc->sc_cqe;
 		wr[i].sg_list = &sge[i];
@@ -190,11 +190,6 @@ static void rpcrdma_dev_rd_limits_here(struct rpcrdma_ep *ep, uint32_t *init_max
 		return;
 	*init_max = da.max_qp_init_rd_atom > 0 ? (uint32_t)da.max_qp_init_rd_atom : 0;
 	*resp_max = da.max_qp_rd_atom > 0 ? (uint32_t)da.max_qp_rd_atom : 0;
-}
-
-uint32_t rpcrdma_ep_send_lkey(const struct rpcrdma_ep *ep)
-{
-	return ep->re_send_mr->lkey;
 }
 
 static int rpcrdma_cq_arm_here(struct rpcrdma_ep *ep)

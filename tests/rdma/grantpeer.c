@@ -278,6 +278,18 @@ static void many(int n, int rounds)
 	result(failed == 0, "every connection served, round robin (%d failed)",
 	       failed);
 	get_srq(&w, &full);
+	/* One Call at a time each: a connection's Replies cycle through
+	 * the first 8 send buffers of its ring (of the 4 KiB we receive),
+	 * registered when it was set up; the rest are never registered
+	 * (verbs.h, RPCRDMA_SEND_CHUNK).  With recv_buffers 0 its ring of
+	 * receives is counted too. */
+	if (!gp_rings && held)
+		result((full.ring_kb - base.ring_kb) % (uint32_t)held == 0 &&
+		       (full.ring_kb - base.ring_kb) / (uint32_t)held ==
+		       8 * RAWPEER_BUF / 1024,
+		       "each connection registered 8 send buffers, %u kB "
+		       "(%u kB for %d)", (full.ring_kb - base.ring_kb) /
+		       (uint32_t)held, full.ring_kb - base.ring_kb, held);
 	result(full.overcommits == 0, "the grants never outran the posted "
 	       "receives (overcommits %u)", full.overcommits);
 	result(full.committed <= full.posted, "committed %u <= posted %u",

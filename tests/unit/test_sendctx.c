@@ -1,5 +1,6 @@
 /*
  * Unit test: the send-context ring hands out contexts in order, wraps,
+ * starts again at 0 when empty,
  * signals on cadence, on caller memory and when the ring fills, and never
  * gets stuck full with no signaled Send left to complete it; sized over
  * the credits, it has a context for every call a credit lets start.
@@ -58,30 +59,59 @@ START_TEST(fill_and_empty)
 }
 END_TEST
 
-/* A non-power-of-two size, many laps, indices strictly in order. */
+/*
+ * A non-power-of-two size, many laps, indices strictly in order while the
+ * ring never empties: each completion comes one Send late.
+ */
 START_TEST(wrap_around)
 {
 	struct rpcrdma_sendctx_ring r;
-	unsigned int n, since = 0, expect = 0;
-	int idx;
+	unsigned int n, expect = 0;
+	int idx, prev = -1;
 
-	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 5, 3), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 5, 1), 0);
 	for (n = 0; n < 100000; n++) {
-		int sig;
-
 		idx = rpcrdma_sendctx_get(&r);
-		sig = rpcrdma_sendctx_needs_signal(&r, (unsigned int)idx, false);
-		if (idx != (int)expect || sig != ((n + 1) % 3 == 0))
-			ck_abort_msg("send %u: idx %d sig %d", n, idx, sig);
+		if (idx != (int)expect ||
+		    rpcrdma_sendctx_needs_signal(&r, (unsigned int)idx, false) != 1)
+			ck_abort_msg("send %u: idx %d", n, idx);
 		expect = (expect + 1) % 5;
-		since++;
-		if (sig) {
-			if (rpcrdma_sendctx_complete(&r, idx) != (int)since ||
-			    rpcrdma_sendctx_in_use(&r) != 0)
-				ck_abort_msg("send %u: bad release", n);
-			since = 0;
-		}
+		if (prev >= 0 && (rpcrdma_sendctx_complete(&r, prev) != 1 ||
+				  rpcrdma_sendctx_in_use(&r) != 1))
+			ck_abort_msg("send %u: bad release", n);
+		prev = idx;
 	}
+}
+END_TEST
+
+/*
+ * An empty ring starts again at 0, so a connection that never has more
+ * than a few Sends unreleased only uses (and registers the buffers of)
+ * the first few contexts: one call at a time, signaled every 8, keeps to
+ * 0..7 of 40 whatever how long it runs.
+ */
+START_TEST(empty_restarts_at_zero)
+{
+	struct rpcrdma_sendctx_ring r;
+	unsigned int n, highest = 0;
+	int idx, a, b;
+
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 40, 8), 0);
+	for (n = 0; n < 1000; n++) {
+		if (post(&r, false, &idx))
+			ck_assert_int_eq(rpcrdma_sendctx_complete(&r, idx), 8);
+		if ((unsigned int)idx > highest)
+			highest = (unsigned int)idx;
+	}
+	ck_assert_uint_eq(highest, 7);
+	/* Emptied by a flushed (unsignaled) one, too; not while one is out. */
+	post(&r, false, &a);
+	post(&r, false, &b);
+	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, a), 1);
+	ck_assert_int_eq(rpcrdma_sendctx_get(&r), b + 1);
+	ck_assert_int_eq(rpcrdma_sendctx_needs_signal(&r, b + 1, false), 0);
+	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, b + 1), 2);
+	ck_assert_int_eq(rpcrdma_sendctx_get(&r), 0);
 }
 END_TEST
 
@@ -170,11 +200,9 @@ START_TEST(complete_rejects_not_outstanding)
 
 	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 4, 1), 0);
 	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, 0), -EINVAL);	/* empty */
-	for (i = 0; i < 3; i++) {		/* move the ring off index 0 */
-		post(&r, false, &a);
-		rpcrdma_sendctx_complete(&r, a);
-	}
-	post(&r, false, &a);			/* 3 */
+	for (i = 0; i < 4; i++)			/* move the ring off index 0 */
+		post(&r, false, &a);		/* (emptied, it starts at 0) */
+	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, 2), 3);	/* a: 3 */
 	post(&r, false, &b);			/* 0: wrapped */
 	c = rpcrdma_sendctx_get(&r);		/* 1: handed out, not posted */
 	ck_assert_int_eq(a, 3);
@@ -338,7 +366,9 @@ START_TEST(queue_in_order_over_wrap)
 	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), -EAGAIN);
 	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), -EAGAIN);
 	for (lap = 0; lap < 7; lap++) {
-		/* Three decided and queued; two posted; then the rest. */
+		unsigned int ids[3];
+
+		/* Three decided and queued, then posted in order. */
 		for (i = 0; i < 3; i++) {
 			post(&r, false, &idx);
 			ck_assert_int_eq(rpcrdma_sendctx_queue(&r, (unsigned)idx), 0);
@@ -347,12 +377,18 @@ START_TEST(queue_in_order_over_wrap)
 			ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r),
 					 (int)next);
 			ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), 0);
-			/* Posted: its completion releases it (and older). */
-			ck_assert_int_eq(rpcrdma_sendctx_complete(&r, next), 1);
+			ids[i] = next;
 			next = (next + 1) % 5;
 		}
 		ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), -EAGAIN);
+		/* The middle one's completion releases it and the older
+		 * ones (the last lap's newest too); this lap's newest stays,
+		 * so the ring never empties and goes round. */
+		ck_assert_int_eq(rpcrdma_sendctx_complete(&r, ids[1]),
+				 lap ? 3 : 2);
+		ck_assert_uint_eq(rpcrdma_sendctx_in_use(&r), 1);
 	}
+	ck_assert_int_eq(rpcrdma_sendctx_complete(&r, (next + 4) % 5), 1);
 	ck_assert_uint_eq(rpcrdma_sendctx_in_use(&r), 0);
 }
 END_TEST
@@ -474,6 +510,7 @@ int main(void)
 	tcase_add_test(tc, init_rejects_zero);
 	tcase_add_test(tc, fill_and_empty);
 	tcase_add_test(tc, wrap_around);
+	tcase_add_test(tc, empty_restarts_at_zero);
 	tcase_add_test(tc, cadence);
 	tcase_add_test(tc, cadence_with_caller_memory);
 	tcase_add_test(tc, signal_when_ring_fills);
