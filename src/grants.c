@@ -201,6 +201,13 @@ uint32_t rpcrdma_grant_reserve(uint32_t n)
 	return r > n / 2 ? n / 2 : r;
 }
 
+uint32_t rpcrdma_srq_limit(uint32_t n)
+{
+	uint32_t r = rpcrdma_grant_reserve(n);
+
+	return r + (n - r) / 8;
+}
+
 unsigned int rpcrdma_srq_classes(uint32_t inline_recv, uint32_t *sizes,
 				 unsigned int max)
 {

@@ -139,6 +139,12 @@ bool rpcrdma_grant_check(struct rpcrdma_grant_pool *p);
 
 /* The reserve of a queue of n buffers: max(8, n / 16), at most n / 2. */
 uint32_t rpcrdma_grant_reserve(uint32_t n);
+/*
+ * The SRQ limit of a queue of n buffers: its reserve plus an eighth of
+ * the rest.  Posted receives below it mean nearly every buffer the grants
+ * can hand out holds a Call (svc_srq.c, srq_arm).
+ */
+uint32_t rpcrdma_srq_limit(uint32_t n);
 
 /*
  * Size classes of shared receive buffers: of 4 KiB, 16 KiB, 65 KiB and

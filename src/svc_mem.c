@@ -91,6 +91,10 @@ void svc_rdma_dev_put(struct svc_rdma_listener *l, struct svc_rdma_dev *d)
 	int last;
 
 	pthread_mutex_lock(&l->ln_lock);
+	/* A connection went: a moment to read the device's events (the
+	 * SRQ limit's; its QP's last WQE), as when counters are read. */
+	l->ln_closed.rs_srq_limit_events +=
+		svc_rdma_srqs_events(&d->dv_srqs, d->dv_verbs);
 	last = !--d->dv_refs;
 	if (last)
 		for (pp = &l->ln_devs; *pp; pp = &(*pp)->dv_next)
@@ -123,8 +127,12 @@ void svc_rdma_devs_srq_stats(struct svc_rdma_listener *l,
 	st->rs_srq_posted = st->rs_srq_in_use = st->rs_srq_pinned = 0;
 	st->rs_srq_committed = st->rs_grant_overcommits = 0;
 	st->rs_grant_min = st->rs_grant_max = st->rs_grant_sum = 0;
-	for (d = l->ln_devs; d; d = d->dv_next)
+	for (d = l->ln_devs; d; d = d->dv_next) {
+		l->ln_closed.rs_srq_limit_events +=
+			svc_rdma_srqs_events(&d->dv_srqs, d->dv_verbs);
 		svc_rdma_srqs_stats(&d->dv_srqs, st);
+	}
+	st->rs_srq_limit_events = l->ln_closed.rs_srq_limit_events;
 }
 
 /* What the listener has registered for chunks, now and at most. */

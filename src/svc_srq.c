@@ -44,6 +44,31 @@ static int srq_post(struct svc_rdma_srq *q, struct rpcrdma_rep *const *reps,
 }
 
 /*
+ * Why a limit event at all, when the grants already keep every Call a
+ * receive: it is the device's own word that nearly every buffer the
+ * grants can hand out holds a Call no thread has served yet (the server
+ * is behind, or a few connections hold the whole queue), counted for the
+ * operator (rs_srq_limit_events).  The limit: the reserve (which granted
+ * Calls never reach) plus an eighth of the rest.  The device refuses a
+ * limit above what is posted now; then it is armed at the next look
+ * (svc_rdma_srqs_events) or growth.
+ */
+static void srq_arm(struct svc_rdma_srq *q)
+{
+	uint32_t limit;
+	int rc;
+
+	pthread_mutex_lock(&q->sq_lock);
+	limit = rpcrdma_srq_limit(q->sq_pool.gp_buffers);
+	pthread_mutex_unlock(&q->sq_lock);
+	rc = rpcrdma_srq_arm(q->sq_ibv, limit);
+	__atomic_store_n(&q->sq_armed, !rc, __ATOMIC_RELAXED);
+	if (rc)
+		RPCRDMA_DBG("srq %u: limit %u not armed: %s", q->sq_size,
+			    limit, strerror(-rc));
+}
+
+/*
  * One more chunk of buffers, registered and posted: 0, or why not
  * (-ENOSPC: the queue is at its size).  Growth never runs under sq_lock:
  * registration is a system call, and Replies take sq_lock meanwhile.
@@ -95,6 +120,8 @@ static int srq_grow(struct svc_rdma_srq *q)
 	q->sq_pinned += len;
 	pthread_mutex_unlock(&q->sq_lock);
 	rc = srq_post(q, reps, SVC_RDMA_SRQ_CHUNK);
+	if (!rc)
+		srq_arm(q);
 	pthread_mutex_unlock(&q->sq_grow_lock);
 	return rc;
 
@@ -308,6 +335,35 @@ void svc_rdma_srqs_fini(struct svc_rdma_srqs *ss)
 		srq_free(q);
 		ss->ss_q[i] = NULL;
 	}
+}
+
+unsigned int svc_rdma_srqs_events(struct svc_rdma_srqs *ss,
+				  struct ibv_context *verbs)
+{
+	unsigned int i, n = 0, read;
+	struct ibv_srq *srq;
+	const char *kind;
+
+	if (ss->ss_state != 1)
+		return 0;
+	/* Bounded: another reader's flood costs this caller little. */
+	for (read = 0; read < 64 &&
+		       rpcrdma_dev_async_next(verbs, &srq, &kind) > 0; read++) {
+		for (i = 0; srq && i < RPCRDMA_SRQ_CLASSES; i++)
+			if (ss->ss_q[i] && ss->ss_q[i]->sq_ibv == srq) {
+				__atomic_store_n(&ss->ss_q[i]->sq_armed, 0,
+						 __ATOMIC_RELAXED);
+				n++;
+			}
+		if (!srq)
+			RPCRDMA_DBG("device %p: asynchronous event %s",
+				    (void *)verbs, kind);
+	}
+	for (i = 0; i < RPCRDMA_SRQ_CLASSES; i++)
+		if (ss->ss_q[i] &&
+		    !__atomic_load_n(&ss->ss_q[i]->sq_armed, __ATOMIC_RELAXED))
+			srq_arm(ss->ss_q[i]);
+	return n;
 }
 
 void svc_rdma_srqs_stats(struct svc_rdma_srqs *ss, struct rpcrdma_stats *st)

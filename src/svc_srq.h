@@ -33,6 +33,8 @@ struct svc_rdma_srq {
 	pthread_mutex_t sq_grow_lock;
 	struct svc_rdma_srq_chunk *sq_chunks;
 	int sq_grow_failed;		/* registering more failed: stop trying */
+	int sq_armed;			/* its limit event armed (atomic: armed
+					 * twice at worst, which is harmless) */
 };
 
 /* The queues of one device (struct svc_rdma_dev holds it). */
@@ -76,6 +78,13 @@ uint32_t svc_rdma_srq_grant(struct svc_rdma_srq *q, struct rpcrdma_grant *g,
 			    uint32_t requested, bool error, int *raised);
 /* The device's queues go, after its last connection. */
 void svc_rdma_srqs_fini(struct svc_rdma_srqs *ss);
+/*
+ * Read the device's asynchronous events, without blocking, and arm again
+ * the queues whose limit they report (or whose arming failed before):
+ * how many limit events were read.  Under the listener's ln_lock.
+ */
+unsigned int svc_rdma_srqs_events(struct svc_rdma_srqs *ss,
+				  struct ibv_context *verbs);
 /* Add the device's queues into a listener's counters. */
 void svc_rdma_srqs_stats(struct svc_rdma_srqs *ss, struct rpcrdma_stats *st);
 

@@ -283,6 +283,20 @@ struct ibv_srq *rpcrdma_srq_create(struct ibv_pd *pd, uint32_t max_wr);
 int rpcrdma_srq_destroy(struct ibv_srq *srq);
 int rpcrdma_srq_post(struct ibv_srq *srq, struct rpcrdma_rep *const *reps,
 		     unsigned int n, uint32_t size, unsigned int *posted);
+/*
+ * Arm an SRQ's limit: the device raises one asynchronous event when fewer
+ * than @limit receives are posted, then is disarmed.  0, or -errno (a
+ * device refuses a limit above what is posted now: -EINVAL).
+ */
+int rpcrdma_srq_arm(struct ibv_srq *srq, uint32_t limit);
+/*
+ * The device's next asynchronous event, without blocking (its descriptor
+ * is made non-blocking): 1 when one was read and acknowledged, *kind its
+ * name and *srq the SRQ whose limit it reports (NULL for another kind);
+ * 0 when none is pending; or -errno.
+ */
+int rpcrdma_dev_async_next(struct ibv_context *verbs, struct ibv_srq **srq,
+			   const char **kind);
 
 int rpcrdma_listen(struct rdma_event_channel **chp, struct rdma_cm_id **idp,
 		   const char *host, const char *port, int backlog);

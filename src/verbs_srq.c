@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include "verbs.h"
 #include "verbs_int.h"
@@ -83,9 +84,45 @@ static int rpcrdma_srq_post_here(struct ibv_srq *srq,
 	return rc;
 }
 
+static int rpcrdma_srq_arm_here(struct ibv_srq *srq, uint32_t limit)
+{
+	struct ibv_srq_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.srq_limit = limit;
+	errno = 0;
+	return rpcrdma_vt_rc(ibv_modify_srq(srq, &a, IBV_SRQ_LIMIT));
+}
+
+static int rpcrdma_dev_async_next_here(struct ibv_context *verbs,
+				       struct ibv_srq **srq, const char **kind)
+{
+	struct ibv_async_event ev;
+	int fl = fcntl(verbs->async_fd, F_GETFL);
+
+	*srq = NULL;
+	*kind = NULL;
+	if (fl < 0)
+		return -errno;
+	if (!(fl & O_NONBLOCK) &&
+	    fcntl(verbs->async_fd, F_SETFL, fl | O_NONBLOCK))
+		return -errno;
+	errno = 0;
+	if (ibv_get_async_event(verbs, &ev))
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
+		       (errno ? -errno : -EIO);
+	if (ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
+		*srq = ev.element.srq;
+	*kind = ibv_event_type_str(ev.event_type);
+	ibv_ack_async_event(&ev);
+	return 1;
+}
+
 /* ---- the public names: here, or on the verbs thread (verbs_thread.h) ---- */
 
 RPCRDMA_VT_R3(int, rpcrdma_dev_srq_limits, struct ibv_context *, uint32_t *, uint32_t *)
 RPCRDMA_VT_R2(struct ibv_srq *, rpcrdma_srq_create, struct ibv_pd *, uint32_t)
 RPCRDMA_VT_R1(int, rpcrdma_srq_destroy, struct ibv_srq *)
 RPCRDMA_VT_R5(int, rpcrdma_srq_post, struct ibv_srq *, struct rpcrdma_rep *const *, unsigned int, uint32_t, unsigned int *)
+RPCRDMA_VT_R2(int, rpcrdma_srq_arm, struct ibv_srq *, uint32_t)
+RPCRDMA_VT_R3(int, rpcrdma_dev_async_next, struct ibv_context *, struct ibv_srq **, const char **)

@@ -235,6 +235,8 @@ struct rpcrdma_stats {
 					 * device has no shared receive queues */
 	uint64_t rs_recv_downgrades;	/* server: connections told a smaller receive size than their
 					 * client offered, its class's queue being full */
+	uint64_t rs_srq_limit_events;	/* server: times a shared receive queue's posted receives fell
+					 * below an eighth of its buffers (the device's SRQ limit event) */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

@@ -191,6 +191,7 @@ bool_t echo_srq_1_svc(void *argp, echo_srq *res, struct svc_req *rq)
 	res->eq_fallbacks = (unsigned)st.rs_srq_fallbacks;
 	res->eq_downgrades = (unsigned)st.rs_recv_downgrades;
 	res->eq_ring_kb = (unsigned)(st.rs_ring_pinned >> 10);
+	res->eq_limit_events = (unsigned)st.rs_srq_limit_events;
 	return TRUE;
 }
 

@@ -10,6 +10,8 @@
  *   -x    a client over its grant (it asks for one credit, keeps the
  *         server busy and sends three more Calls) loses its connection
  *         alone, counted; the watcher is served throughout.
+ *   -l    a burst holding nearly every buffer of a server with
+ *         recv_buffers 32: the device's SRQ limit event, counted.
  *   -R    the server has recv_buffers 0: rings of their own, fixed grants.
  * -S shuts the server down at the end.
  */
@@ -26,7 +28,9 @@
 #include "rawpeer.h"
 
 enum {
-	GP_NRECV = 2,
+	GP_NRECV = 2,		/* receives, sends a connection posts: a */
+	GP_NSEND = 8,		/* Call at a time (-l: a burst, GP_BURST) */
+	GP_BURST = 32,
 	GP_WAIT_MS = 20000,
 	GP_MAX = 4096,
 };
@@ -48,15 +52,16 @@ struct conn {
 struct srq {
 	uint32_t posted, in_use, pinned_kb, committed, gmin, gmax, gsum;
 	uint32_t raises, cuts, exceeded, overcommits, fallbacks, downgrades;
-	uint32_t ring_kb, vmpin_kb, threads;
+	uint32_t ring_kb, vmpin_kb, threads, limit_events;
 };
-#define SRQ_WORDS 16
+#define SRQ_WORDS 17
 
 static const char *gp_addr, *gp_port, *gp_src;
 static uint32_t gp_xid;
 static int gp_failed, gp_checks;
 static int gp_rings;	/* -R: the server runs with recv_buffers 0 */
 static int gp_wait_ms = GP_WAIT_MS;	/* one Reply */
+static uint32_t gp_nrecv = GP_NRECV, gp_nsend = GP_NSEND;
 
 static void result(int ok, const char *fmt, ...)
 {
@@ -90,23 +95,23 @@ static int conn_open(struct conn *c)
 	pdata[6] = pdata[7] = RAWPEER_BUF / 1024 - 1;	/* 4 KiB, as Linux */
 	res = rawpeer_resolve(gp_addr, gp_port, gp_src);
 	memset(&attr, 0, sizeof(attr));
-	attr.cap.max_send_wr = 8;
-	attr.cap.max_recv_wr = GP_NRECV;
+	attr.cap.max_send_wr = gp_nsend;
+	attr.cap.max_recv_wr = gp_nrecv;
 	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
 	attr.qp_type = IBV_QPT_RC;
 	attr.sq_sig_all = 1;
 	if (rdma_create_ep(&c->id, res, NULL, &attr))
 		die("rdma_create_ep (our side): %s", strerror(errno));
 	rdma_freeaddrinfo(res);
-	c->rbuf = calloc(GP_NRECV, RAWPEER_BUF);
-	c->sbuf = calloc(8, RAWPEER_BUF);
+	c->rbuf = calloc(gp_nrecv, RAWPEER_BUF);
+	c->sbuf = calloc(gp_nsend, RAWPEER_BUF);
 	if (!c->rbuf || !c->sbuf)
 		die("out of memory");
-	c->rmr = rdma_reg_msgs(c->id, c->rbuf, (size_t)GP_NRECV * RAWPEER_BUF);
-	c->smr = rdma_reg_msgs(c->id, c->sbuf, 8 * RAWPEER_BUF);
+	c->rmr = rdma_reg_msgs(c->id, c->rbuf, (size_t)gp_nrecv * RAWPEER_BUF);
+	c->smr = rdma_reg_msgs(c->id, c->sbuf, (size_t)gp_nsend * RAWPEER_BUF);
 	if (!c->rmr || !c->smr)
 		die("memory registration: %s", strerror(errno));
-	for (i = 0; i < GP_NRECV; i++)
+	for (i = 0; i < gp_nrecv; i++)
 		if (rdma_post_recv(c->id, (void *)(uintptr_t)i,
 				   c->rbuf + i * RAWPEER_BUF, RAWPEER_BUF, c->rmr))
 			die("rdma_post_recv: %s", strerror(errno));
@@ -213,11 +218,12 @@ static void get_srq(struct conn *w, struct srq *s)
 	memcpy(s, v, sizeof(v));
 	printf("# srq: posted %u in_use %u pinned %u kB committed %u grants "
 	       "%u..%u sum %u raises %u cuts %u exceeded %u overcommits %u "
-	       "fallbacks %u downgrades %u rings %u kB vmpin %u kB threads %u\n",
+	       "fallbacks %u downgrades %u rings %u kB vmpin %u kB threads %u "
+	       "limit_events %u\n",
 	       s->posted, s->in_use, s->pinned_kb, s->committed, s->gmin,
 	       s->gmax, s->gsum, s->raises, s->cuts, s->exceeded,
 	       s->overcommits, s->fallbacks, s->downgrades, s->ring_kb,
-	       s->vmpin_kb, s->threads);
+	       s->vmpin_kb, s->threads, s->limit_events);
 }
 
 /*
@@ -375,13 +381,67 @@ static void exceed(void)
 	conn_close(&w);
 }
 
+/*
+ * The device's SRQ limit event, against a server with recv_buffers 32
+ * (one chunk; its limit is 11: the reserve of 8 and an eighth of the 24
+ * others).  One connection takes what its first Reply grants (it asks
+ * 32; room allows about 24), holds the server in ECHO_SLEEP with the
+ * first Call of a burst of all its credits and sends the rest meanwhile:
+ * they hold 22 or more buffers, the posted receives fall under the
+ * limit, and the listener counts the event.  Every Call is answered,
+ * nothing is overcommitted; a watcher connected after reads the counters.
+ */
+static void limit(void)
+{
+	uint32_t ms = 300, xids[GP_BURST], burst;
+	struct ibv_wc wc;
+	struct conn w, x;
+	struct srq after;
+	int i, answered = 0;
+
+	gp_nrecv = gp_nsend = GP_BURST;
+	if (conn_open(&x))
+		die("refused");
+	gp_nrecv = GP_NRECV;
+	gp_nsend = GP_NSEND;
+	if (call(&x, ECHO_NULL, NULL, 0))
+		die("the first Call was not answered");
+	burst = x.credits < GP_BURST ? x.credits : GP_BURST;
+	result(burst >= 22, "its first Reply granted %u credits (22 or more "
+	       "hold seven eighths of the 24 the grants can hand out)", burst);
+	if (send_call(&x, ECHO_SLEEP, 32, &ms, 0, &xids[0]))
+		die("post_send");
+	for (i = 1; i < (int)burst; i++)
+		if (send_call(&x, ECHO_NULL, 32, NULL, i, &xids[i]))
+			die("post_send");
+	for (i = 0; i < (int)burst; i++)
+		if (!poll_cq(x.id->send_cq, &wc, GP_WAIT_MS) || wc.status)
+			die("Call %d of the burst did not go", i);
+	/* One thread serves them, in order. */
+	for (i = 0; i < (int)burst; i++)
+		if (!wait_reply(&x, xids[i], NULL, 0))
+			answered++;
+	result(answered == (int)burst, "%d of the burst's %u Calls answered",
+	       answered, burst);
+	if (conn_open(&w))
+		die("the watcher was refused");
+	get_srq(&w, &after);
+	result(after.limit_events >= 1, "the listener counted the device's "
+	       "SRQ limit event (rs_srq_limit_events %u)", after.limit_events);
+	result(after.overcommits == 0 && after.exceeded == 0,
+	       "no overcommit (%u), nobody past its grant (%u)",
+	       after.overcommits, after.exceeded);
+	conn_close(&w);
+	conn_close(&x);
+}
+
 int main(int argc, char **argv)
 {
-	int n = 0, rounds = 1, over = 0, shutdown = 0, c;
+	int n = 0, rounds = 1, over = 0, lim = 0, shutdown = 0, c;
 	struct conn w;
 
 	gp_xid = rawpeer_xid_seed();
-	while ((c = getopt(argc, argv, "a:b:p:n:r:xRS")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:r:xlRS")) != -1) {
 		switch (c) {
 		case 'a': gp_addr = optarg; break;
 		case 'b': gp_src = optarg; break;
@@ -389,11 +449,12 @@ int main(int argc, char **argv)
 		case 'n': n = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'x': over = 1; break;
+		case 'l': lim = 1; break;
 		case 'R': gp_rings = 1; break;
 		case 'S': shutdown = 1; break;
 		default:
 			fprintf(stderr, "usage: grantpeer -a SERVER -b SOURCE -p PORT "
-				"[-n CONNS [-r ROUNDS]] [-x] [-R] [-S]\n");
+				"[-n CONNS [-r ROUNDS]] [-x] [-l] [-R] [-S]\n");
 			return 2;
 		}
 	}
@@ -407,6 +468,8 @@ int main(int argc, char **argv)
 		many(n, rounds);
 	if (over)
 		exceed();
+	if (lim)
+		limit();
 	if (shutdown) {
 		if (conn_open(&w))
 			die("refused at the end");

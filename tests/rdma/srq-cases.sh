@@ -4,8 +4,8 @@
 # others come and go with Calls in flight (the grants never outrun the
 # posted receives: rs_grant_overcommits 0, every Call answered, on siw
 # too, where a Call finding no receive would end its connection); a peer
-# past its grant closed alone and counted; and recv_buffers 0, rings of
-# their own as before.  Sourced by cases.sh (lib.sh's helpers).
+# past its grant closed alone and counted; the device's SRQ limit event
+# counted; and recv_buffers 0, rings of their own as before.  Sourced by cases.sh (lib.sh's helpers).
 
 # Connections held at once: a thousand, on both beds (rxe: about 17 s
 # under TCG).  The peer takes the siw key guard the library takes
@@ -19,6 +19,11 @@ pair srq-many \
 pair srq-exceed \
 	"$b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/grantpeer -x -S -a $srv -b $cli"
+# The device's SRQ limit event, counted (rs_srq_limit_events): a burst
+# holding nearly all of a 32-buffer queue while the server sleeps.
+pair srq-limit \
+	"env RPCRDMA_RECV_BUFFERS=32 $b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/grantpeer -l -S -a $srv -b $cli"
 pair srq-rings \
 	"env RPCRDMA_RECV_BUFFERS=0 $b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/grantpeer -R -n 20 -S -a $srv -b $cli"

@@ -390,6 +390,32 @@ static void model_run(unsigned int seed, uint32_t buffers)
 	(void)refusals;
 }
 
+/*
+ * The SRQ limit lies between the reserve, which granted Calls never
+ * reach, and the buffers: Calls holding seven eighths of what the grants
+ * can hand out bring the posted receives under it, and fewer do not.
+ */
+START_TEST(srq_limit)
+{
+	static const uint32_t ns[] = { 32, 64, 96, 512, 1024, 1048576 };
+	unsigned int i;
+
+	ck_assert_uint_eq(rpcrdma_srq_limit(32), 8 + 3);
+	ck_assert_uint_eq(rpcrdma_srq_limit(512), 32 + 60);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		uint32_t n = ns[i], r = rpcrdma_grant_reserve(n);
+		uint32_t lim = rpcrdma_srq_limit(n), grantable = n - r;
+
+		ck_assert_uint_gt(lim, r);
+		ck_assert_uint_lt(lim, n);
+		/* Calls held: n - posted.  All the grantable ones: under. */
+		ck_assert_uint_lt(n - grantable, lim);
+		/* Three quarters of them: not yet. */
+		ck_assert_uint_ge(n - grantable * 3 / 4, lim);
+	}
+}
+END_TEST
+
 START_TEST(model_many_clients)
 {
 	model_run(3, 32);	/* tight: raises limited by room */
@@ -413,6 +439,7 @@ int main(void)
 	tcase_add_test(tc, over_grant_refused);
 	tcase_add_test(tc, dropped_gives_back);
 	tcase_add_test(tc, classes);
+	tcase_add_test(tc, srq_limit);
 	tcase_add_test(tc, model_many_clients);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
