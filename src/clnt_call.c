@@ -113,6 +113,38 @@ static int take_credit(struct clnt_rdma *cr, const struct timespec *deadline,
 }
 
 /*
+ * Receives for a call in slot i, lock held: 0, or -errno (none added).
+ * Slots are taken lowest first, so at most i + 1 calls are in flight or
+ * hold their Reply's buffer once slot i is taken; one receive more takes
+ * a stray or error Reply.  Why not all at setup: a receive per credit is
+ * registered memory for every CLIENT (17 KiB each at the defaults), and
+ * most never have more than a few calls in flight.  Those added are
+ * posted now, or by the reconnector (repost_free) if the client is not
+ * connected.
+ */
+static int cr_recv_need(struct clnt_rdma *cr, uint32_t i)
+{
+	struct rpcrdma_xprt *x = &cr->cr_x;
+	uint32_t from = x->rx_ep.re_recv_ready, k;
+	int rc;
+
+	if (__builtin_expect(i + 2 <= from, 1))
+		return 0;
+	rc = rpcrdma_ep_recv_grow(&x->rx_ep, i + 2);
+	RPCRDMA_DBG("client: receives %u..%u registered: %d", from,
+		    x->rx_ep.re_recv_ready, rc);
+	if (rc)
+		return rc;
+	x->rx_stats.rs_ring_pinned = rpcrdma_ep_ring_bytes(&x->rx_ep);
+	if (cr->cr_conn != CR_CONNECTED)
+		return 0;
+	for (k = from; k < x->rx_ep.re_recv_ready; k++)
+		if (rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[k]))
+			cr_fail_all(cr, -ECONNRESET);
+	return 0;
+}
+
+/*
  * The lowest free slot for a call that holds a credit, lock held: a
  * slot's memory (its Reply chunk window on rxe pins its Reply buffer once
  * used) is reused before another's is touched, so a handle pins what its
@@ -128,6 +160,8 @@ static int take_free_slot(struct clnt_rdma *cr, struct cr_async *async,
 			break;
 	if (i == cr->cr_nslots)
 		return -EAGAIN;	/* cannot happen: credit_done counted slots */
+	if (cr_recv_need(cr, i))
+		return -ENOMEM;
 	/* The xid names its slot in its low bits (find_req); the rest
 	 * counts calls, so an xid comes back only after 2^32 / slots. */
 	cr->cr_xid = ((cr->cr_xid + cr->cr_nslots) & ~mask) | i;

@@ -44,7 +44,7 @@ static int repost_free(struct clnt_rdma *cr)
 	uint32_t i, j;
 	int rc;
 
-	for (i = 0; i < ep->re_nrecv; i++) {
+	for (i = 0; i < ep->re_recv_ready; i++) {
 		struct rpcrdma_rep *rep = &ep->re_reps[i];
 
 		for (j = 0; j < cr->cr_nslots; j++)

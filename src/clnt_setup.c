@@ -122,15 +122,18 @@ static int cr_connect(struct clnt_rdma *cr, bool first)
 			return rc;
 		goto connect;
 	}
-	/* One receive per credit, plus one for a stray or error Reply;
-	 * send queue room for a window bind and invalidation per slot. */
+	/* Up to one receive per credit, plus one for a stray or error
+	 * Reply, the first RPCRDMA_RECV_CHUNK registered now and the others
+	 * as calls in flight need them (cr_recv_need); send queue room for
+	 * a window bind and invalidation per slot. */
 	x->rx_extra_wr = 2 * cr->cr_nslots;
+	x->rx_recv_first = RPCRDMA_RECV_CHUNK;
 	rc = rpcrdma_xprt_setup_ep(x, x->rx_opts.ro_max_requests + 1);
 	RPCRDMA_DBG("client: endpoint setup: %d, inline granted %u", rc,
 		    x->rx_ep.re_inline_granted);
 	if (rc)
 		return rc;
-	for (i = 0; i < x->rx_ep.re_nrecv; i++) {
+	for (i = 0; i < x->rx_ep.re_recv_ready; i++) {
 		rc = rpcrdma_xprt_repost(x, &x->rx_ep.re_reps[i]);
 		if (rc)
 			return rc;

@@ -21,7 +21,7 @@ static const char *const reply_chunks[] = { "auto", "always", "never", NULL };
 #define OFF(f) offsetof(struct rpcrdma_options, f)
 
 const struct rpcrdma_conf_key rpcrdma_keys[] = {
-	{ "max_requests", RPCRDMA_CT_UINT, 1, 1024, 32, 0, 0, NULL, C | S,
+	{ "max_requests", RPCRDMA_CT_UINT, 1, 1024, 128, 0, 0, NULL, C | S,
 	  OFF(ro_max_requests), "credits asked (client) or granted (server)" },
 	{ "inline_send", RPCRDMA_CT_SIZE, 1024, 262144, 66560, 1024, 0, NULL, C | S,
 	  OFF(ro_inline_send), "largest Send offered (RFC 8797)" },

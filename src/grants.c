@@ -70,9 +70,14 @@ void rpcrdma_grant_posted(struct rpcrdma_grant_pool *p, uint32_t n)
 	p->gp_posted += n;
 }
 
-bool rpcrdma_grant_pressed(const struct rpcrdma_grant_pool *p)
+bool rpcrdma_grant_short(const struct rpcrdma_grant_pool *p)
 {
 	return rpcrdma_grant_room(p) < p->gp_buffers / 4;
+}
+
+bool rpcrdma_grant_pressed(const struct rpcrdma_grant_pool *p)
+{
+	return rpcrdma_grant_short(p) && p->gp_max <= p->gp_buffers;
 }
 
 uint32_t rpcrdma_grant_want(const struct rpcrdma_grant_pool *p,
@@ -156,6 +161,8 @@ uint32_t rpcrdma_grant_reply(struct rpcrdma_grant_pool *p,
 	}
 	if (!want)
 		want = 1;	/* free: the Call answered held its share */
+	if (rpcrdma_grant_short(p) && p->gp_max > p->gp_buffers)
+		*limited = true;
 	if (want > g->gr_granted)
 		p->gp_raises++;
 	else if (want < g->gr_granted)

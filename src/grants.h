@@ -31,6 +31,8 @@ struct rpcrdma_grant_pool {
 					 * over its grant takes these first */
 	uint64_t gp_committed;		/* Calls the clients may still send */
 	uint32_t gp_conns;		/* connections holding a share */
+	uint32_t gp_max;		/* buffers it may grow to (0 or at
+					 * most gp_buffers: it cannot grow) */
 	uint64_t gp_raises, gp_cuts;	/* Replies that raised, cut a grant */
 	uint64_t gp_overcommits;	/* times committed > posted was seen:
 					 * a bug, never expected */
@@ -109,15 +111,23 @@ void rpcrdma_grant_posted(struct rpcrdma_grant_pool *p, uint32_t n);
  */
 uint32_t rpcrdma_grant_want(const struct rpcrdma_grant_pool *p,
 			    const struct rpcrdma_grant *g, uint32_t requested);
-/* The queue is short of room: less than a quarter of its buffers free. */
+/* Less than a quarter of the queue's buffers free (room). */
+bool rpcrdma_grant_short(const struct rpcrdma_grant_pool *p);
+/*
+ * The queue is pressed: short of room and at the most buffers it may
+ * have.  Why not short alone: a queue that can grow is grown instead
+ * (rpcrdma_grant_reply's *limited), and cutting a busy client there
+ * throttled it for nothing (128 blocking callers of one CLIENT were held
+ * to 64 credits, cut and raised in turn).
+ */
 bool rpcrdma_grant_pressed(const struct rpcrdma_grant_pool *p);
 
 /*
  * The Reply to one of the connection's Calls goes now: the grant it
  * carries, what the posted receives allow of rpcrdma_grant_want().  Never
  * less than 1 (a client reads 0 as 1), which costs no room: the Call
- * answered held the share it gives.  *limited: room cut the raise
- * (the caller may add buffers).
+ * answered held the share it gives.  *limited: room cut the raise, or
+ * the queue is short of room and may grow (the caller adds buffers).
  */
 uint32_t rpcrdma_grant_reply(struct rpcrdma_grant_pool *p,
 			     struct rpcrdma_grant *g, uint32_t requested,

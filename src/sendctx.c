@@ -39,15 +39,16 @@ int rpcrdma_sendctx_init(struct rpcrdma_sendctx_ring *ring, unsigned int size,
 		return -EINVAL;
 	memset(ring, 0, sizeof(*ring));
 	ring->sr_size = size;
+	ring->sr_wrap = size;
 	ring->sr_signal_every = signal_every;
 	return 0;
 }
 
-/* Index arithmetic mod sr_size without relying on unsigned wrap of a counter. */
+/* Index arithmetic mod sr_wrap without relying on unsigned wrap of a counter. */
 static unsigned int rpcrdma_sc_next(const struct rpcrdma_sendctx_ring *ring,
 				    unsigned int idx)
 {
-	return idx + 1 == ring->sr_size ? 0 : idx + 1;
+	return idx + 1 == ring->sr_wrap ? 0 : idx + 1;
 }
 
 /* How far @idx is past the oldest in-use context. */
@@ -55,26 +56,49 @@ static unsigned int rpcrdma_sc_age(const struct rpcrdma_sendctx_ring *ring,
 				   unsigned int idx)
 {
 	return idx >= ring->sr_tail ? idx - ring->sr_tail
-				    : idx + ring->sr_size - ring->sr_tail;
+				    : idx + ring->sr_wrap - ring->sr_tail;
+}
+
+/* Every context up to sr_wrap in use: the head met the tail. */
+static bool rpcrdma_sc_full(const struct rpcrdma_sendctx_ring *ring)
+{
+	return ring->sr_in_use && ring->sr_head == ring->sr_tail;
 }
 
 /*
- * An empty ring starts again at context 0.  Why: send buffers are
- * registered a few contexts at a time, when first handed out (verbs.c,
- * rpcrdma_ep_send_buf), and a connection that never has many Sends
- * unreleased at once then only ever uses, and registers, the first few;
- * going round would touch every one of them.
+ * The ring keeps to the contexts it has used (sr_high) where it can.
+ * Why: send buffers are registered a few contexts at a time, when first
+ * handed out (verbs.c, rpcrdma_ep_send_buf), and a connection with 128
+ * credits that never has more than a few dozen Sends unreleased at once
+ * should not go round, and register, all 136.  So an empty ring starts
+ * again at 0, and a head about to take a context never used goes back to
+ * 0 instead (sr_wrap marks where) if more than sr_signal_every contexts
+ * are free there: room for a signaled Send's worth before it meets the
+ * tail.  Only a head that finds context 0 still busy, or little room,
+ * takes a new one: the contexts used follow the Sends unreleased at once.
+ * Once the tail has gone round too, sr_wrap is the ring's size again.
  */
 int rpcrdma_sendctx_get(struct rpcrdma_sendctx_ring *ring)
 {
-	unsigned int idx;
+	unsigned int idx, next;
 
-	if (ring->sr_in_use == ring->sr_size)
+	if (ring->sr_in_use == ring->sr_size || rpcrdma_sc_full(ring))
 		return -EAGAIN;
 	if (!ring->sr_in_use)
 		ring->sr_head = ring->sr_tail = 0;
+	/* Not wrapped: no context in use at or past the head. */
+	if (ring->sr_tail <= ring->sr_head)
+		ring->sr_wrap = ring->sr_size;
 	idx = ring->sr_head;
-	ring->sr_head = rpcrdma_sc_next(ring, idx);
+	next = rpcrdma_sc_next(ring, idx);
+	if (next && next >= ring->sr_high && ring->sr_tail <= idx &&
+	    ring->sr_tail > ring->sr_signal_every) {
+		ring->sr_wrap = next;
+		next = 0;
+	}
+	if (idx + 1 > ring->sr_high)
+		ring->sr_high = idx + 1;
+	ring->sr_head = next;
 	ring->sr_in_use++;
 	ring->sr_undecided++;
 	return (int)idx;
@@ -86,7 +110,7 @@ int rpcrdma_sendctx_unget(struct rpcrdma_sendctx_ring *ring, unsigned int idx)
 
 	if (!ring->sr_undecided || idx >= ring->sr_size)
 		return -EINVAL;
-	newest = ring->sr_head ? ring->sr_head - 1 : ring->sr_size - 1;
+	newest = ring->sr_head ? ring->sr_head - 1 : ring->sr_wrap - 1;
 	if (idx != newest)
 		return -EINVAL;
 	ring->sr_head = newest;
@@ -119,7 +143,7 @@ int rpcrdma_sendctx_needs_signal(struct rpcrdma_sendctx_ring *ring,
 	newest = ring->sr_undecided == 0;
 	signal = refs_caller_memory ||
 		 ring->sr_unsignaled + 1 >= ring->sr_signal_every ||
-		 (newest && ring->sr_in_use == ring->sr_size);
+		 (newest && rpcrdma_sc_full(ring));
 	ring->sr_unsignaled = signal ? 0 : ring->sr_unsignaled + 1;
 	return signal;
 }

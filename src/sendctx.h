@@ -15,6 +15,9 @@
  */
 struct rpcrdma_sendctx_ring {
 	unsigned int sr_size;		/* contexts in the ring */
+	unsigned int sr_wrap;		/* where the head goes back to 0 now:
+					 * sr_size, or less (sendctx.c, why) */
+	unsigned int sr_high;		/* contexts ever handed out: 0 .. this */
 	unsigned int sr_signal_every;	/* signal at least one Send in N */
 	unsigned int sr_head;		/* next index get() hands out */
 	unsigned int sr_tail;		/* oldest index in use */
@@ -37,8 +40,9 @@ unsigned int rpcrdma_sendctx_ring_size(unsigned int credits,
 /* Returns 0, or -EINVAL if @size or @signal_every is 0. */
 int rpcrdma_sendctx_init(struct rpcrdma_sendctx_ring *ring, unsigned int size,
 			 unsigned int signal_every);
-/* Next free context index, or -EAGAIN when all are in use; 0 whenever
- * none is in use (an empty ring starts again at 0). */
+/* Next free context index, or -EAGAIN when the ring is full; 0 whenever
+ * none is in use (an empty ring starts again at 0).  Full: every context
+ * up to sr_wrap is in use (sendctx.c). */
 int rpcrdma_sendctx_get(struct rpcrdma_sendctx_ring *ring);
 /*
  * Give back the newest context from get() that will not be posted after

@@ -169,6 +169,7 @@ static struct svc_rdma_srq *srq_new(struct svc_rdma_srqs *ss, struct ibv_pd *pd,
 		max = SVC_RDMA_SRQ_CHUNK;
 	q->sq_size = size;
 	q->sq_max = max;
+	q->sq_pool.gp_max = max;
 	q->sq_pd = pd;
 	pthread_mutex_init(&q->sq_lock, NULL);
 	pthread_mutex_init(&q->sq_grow_lock, NULL);

@@ -207,6 +207,7 @@ int rpcrdma_xprt_setup_ep(struct rpcrdma_xprt *x, uint32_t nrecv)
 	a = (struct rpcrdma_ep_attr){
 		.ea_nrecv = nrecv,
 		.ea_recv_size = x->rx_opts.ro_inline_recv,
+		.ea_recv_first = x->rx_recv_first,
 		.ea_nsend = rpcrdma_xprt_nsend(x),
 		.ea_send_size = x->rx_opts.ro_send_buffer < x->rx_opts.ro_inline_send ?
 				x->rx_opts.ro_send_buffer : x->rx_opts.ro_inline_send,

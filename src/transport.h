@@ -65,6 +65,8 @@ struct rpcrdma_xprt {
 	uint32_t rx_conn_gen;		/* client: connections made before this one */
 	uint32_t rx_extra_wr;		/* send queue room for binds and
 					   invalidations (client windows) */
+	uint32_t rx_recv_first;		/* receives registered at setup (0: all;
+					 * a client grows them, clnt_call.c) */
 	bool rx_peer_remote_inv;	/* the peer takes Send With Invalidate
 					   (its RFC 8797 private data) */
 	bool rx_remote_inv;		/* we do: said in our private data */

@@ -240,26 +240,35 @@ static int create_qp(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a)
 	return 0;
 }
 
-static int alloc_region(struct rpcrdma_ep *ep, uint32_t n, uint32_t size,
-			uint8_t **mem, struct ibv_mr **mr)
-{
-	size_t len = (size_t)n * size;
-
-	if (posix_memalign((void **)mem, 4096, len ? len : 1))
-		return -ENOMEM;
-	memset(*mem, 0, len);
-	*mr = ibv_reg_mr(ep->re_pd, *mem, len, IBV_ACCESS_LOCAL_WRITE);
-	if (!*mr) {
-		free(*mem);
-		*mem = NULL;
-		return errno ? -errno : -ENOMEM;
-	}
-	return 0;
-}
-
 uint64_t rpcrdma_ep_ring_bytes(const struct rpcrdma_ep *ep)
 {
-	return (uint64_t)ep->re_nrecv * ep->re_recv_size + ep->re_send_pinned;
+	return (uint64_t)ep->re_recv_ready * ep->re_recv_size +
+	       ep->re_send_pinned;
+}
+
+int rpcrdma_ep_recv_grow(struct rpcrdma_ep *ep, uint32_t n)
+{
+	uint32_t from = ep->re_recv_ready, to, i;
+	struct ibv_mr *mr;
+
+	if (n > ep->re_nrecv)
+		n = ep->re_nrecv;
+	if (n <= from)
+		return 0;
+	to = (n + RPCRDMA_RECV_CHUNK - 1) / RPCRDMA_RECV_CHUNK *
+	     RPCRDMA_RECV_CHUNK;
+	if (to > ep->re_nrecv)
+		to = ep->re_nrecv;
+	errno = 0;
+	mr = rpcrdma_reg_mem(ep, ep->re_reps[from].rr_buf,
+			     (size_t)(to - from) * ep->re_recv_size);
+	if (!mr)
+		return errno ? -errno : -ENOMEM;
+	ep->re_recv_mrs[ep->re_recv_nmr++] = mr;
+	for (i = from; i < to; i++)
+		ep->re_reps[i].rr_lkey = mr->lkey;
+	ep->re_recv_ready = to;
+	return 0;
 }
 
 /* Once per chunk: the hot path pays one test of sc_ready. */
@@ -392,11 +401,21 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 	ep->re_nrecv = a->ea_nrecv;
 	ep->re_recv_size = a->ea_recv_size;
 	what = "receive buffers";
-	/* None of its own when it takes them from a shared queue. */
-	rc = a->ea_nrecv ? alloc_region(ep, a->ea_nrecv, a->ea_recv_size,
-					&ep->re_recv_mem, &ep->re_recv_mr) : 0;
-	if (rc)
+	/* None of its own when it takes them from a shared queue; else
+	 * address space for all, registered as rpcrdma_ep_recv_grow says. */
+	len = (size_t)a->ea_nrecv * a->ea_recv_size;
+	if (a->ea_nrecv &&
+	    posix_memalign((void **)&ep->re_recv_mem, 4096, len)) {
+		ep->re_recv_mem = NULL;
+		rc = -ENOMEM;
 		goto out_fail;
+	}
+	ep->re_recv_mrs = calloc(a->ea_nrecv / RPCRDMA_RECV_CHUNK + 2,
+				 sizeof(*ep->re_recv_mrs));
+	if (!ep->re_recv_mrs) {
+		rc = -ENOMEM;
+		goto out_fail;
+	}
 	ep->re_nsend = a->ea_nsend;
 	ep->re_rw_slots = a->ea_nrw;
 	ep->re_send_size = a->ea_send_size;
@@ -424,8 +443,14 @@ static int rpcrdma_ep_setup_here(struct rpcrdma_ep *ep, const struct rpcrdma_ep_
 		ep->re_sendctxs[i].sc_buf = ep->re_send_mem + (size_t)i * a->ea_send_size;
 		ep->re_sendctxs[i].sc_index = i;
 	}
-	/* The first chunk now: a connection that cannot register that
-	 * fails here, as it did when the whole ring was registered. */
+	/* The first chunks now: a connection that cannot register them
+	 * fails here, as it did when the whole rings were registered. */
+	what = "receive buffers";
+	rc = rpcrdma_ep_recv_grow(ep, a->ea_recv_first ? a->ea_recv_first :
+						   a->ea_nrecv);
+	if (rc)
+		goto out_fail;
+	what = "send buffers";
 	if (a->ea_nsend) {
 		rc = rpcrdma_ep_send_buf(ep, &ep->re_sendctxs[0]);
 		if (rc)
@@ -538,8 +563,13 @@ static int rpcrdma_ep_destroy_here(struct rpcrdma_ep *ep)
 
 	if (ep->re_id && ep->re_id->qp)
 		rdma_destroy_qp(ep->re_id);
-	if (ep->re_recv_mr)
-		ibv_dereg_mr(ep->re_recv_mr);
+	if (ep->re_recv_mrs) {
+		uint32_t m;
+
+		for (m = 0; m < ep->re_recv_nmr; m++)
+			ibv_dereg_mr(ep->re_recv_mrs[m]);
+	}
+	free(ep->re_recv_mrs);
 	if (ep->re_send_mrs) {
 		uint32_t c;
 

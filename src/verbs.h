@@ -40,7 +40,7 @@ struct rpcrdma_rep {
 	uint8_t *rr_buf;
 	uint32_t rr_len;	/* bytes received */
 	uint32_t rr_index;
-	uint32_t rr_lkey;	/* a shared receive queue's buffer: its MR's */
+	uint32_t rr_lkey;	/* its MR's (a ring's, or a shared queue's) */
 	/* The Send that filled it invalidated rr_inv_rkey here (Send With
 	 * Invalidate, RFC 8797): the device reported that rkey dead. */
 	int rr_with_inv;
@@ -92,6 +92,8 @@ struct rpcrdma_mw {
 /* A connected (or connecting) endpoint: id, QP, one CQ, buffers. */
 struct rpcrdma_ep_attr {
 	uint32_t ea_nrecv, ea_recv_size;
+	uint32_t ea_recv_first;		/* receives registered at setup (0:
+					 * all); rpcrdma_ep_recv_grow adds */
 	uint32_t ea_nsend, ea_send_size;
 	uint32_t ea_max_inline;		/* asked; the grant may be less */
 	uint32_t ea_max_sge;		/* asked; bounded by the device */
@@ -117,7 +119,9 @@ struct rpcrdma_ep {
 
 	uint32_t re_nrecv, re_recv_size;
 	uint8_t *re_recv_mem;
-	struct ibv_mr *re_recv_mr;
+	struct ibv_mr **re_recv_mrs;	/* one per growth (rpcrdma_ep_recv_grow) */
+	uint32_t re_recv_nmr;
+	uint32_t re_recv_ready;		/* re_reps[0 .. this) registered */
 	struct rpcrdma_rep *re_reps;
 
 	uint32_t re_nsend, re_send_size;
@@ -185,6 +189,14 @@ uint64_t rpcrdma_ep_ring_bytes(const struct rpcrdma_ep *ep);
  */
 #define RPCRDMA_SEND_CHUNK 8
 int rpcrdma_ep_send_buf(struct rpcrdma_ep *ep, struct rpcrdma_sendctx *sc);
+/*
+ * Receive buffers registered up to at least the first @n (in runs of
+ * RPCRDMA_RECV_CHUNK, at most all), each rep's rr_lkey set: 0, or -errno
+ * with none added.  The caller posts those new; a client grows them as
+ * its calls in flight grow (clnt_call.c), a ring of a server's has all.
+ */
+#define RPCRDMA_RECV_CHUNK 8
+int rpcrdma_ep_recv_grow(struct rpcrdma_ep *ep, uint32_t n);
 /* Its driver, for the built-in defaults that differ (driver.h). */
 enum rpcrdma_driver rpcrdma_ep_driver(struct rpcrdma_ep *ep);
 int rpcrdma_ep_setup(struct rpcrdma_ep *ep, const struct rpcrdma_ep_attr *a);

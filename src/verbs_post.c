@@ -15,7 +15,7 @@ static int rpcrdma_post_recv_here(struct rpcrdma_ep *ep, struct rpcrdma_rep *rep
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)rep->rr_buf,
 		.length = ep->re_recv_size,
-		.lkey = ep->re_recv_mr->lkey,
+		.lkey = rep->rr_lkey,
 	};
 	struct ibv_recv_wr wr = {
 		.wr_id = (uintptr_t)&rep->rr_cqe,

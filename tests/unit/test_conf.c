@@ -461,7 +461,7 @@ START_TEST(defaults)
 	ck_assert_int_eq(rpcrdma_optsrc_init(&src, NULL, CL, NULL, false, NULL, err,
 					     sizeof(err)), 0);
 	rpcrdma_optsrc_resolve(&src, NULL, RPCRDMA_DRV_OTHER, &out);
-	ck_assert_uint_eq(out.ro_max_requests, 32);
+	ck_assert_uint_eq(out.ro_max_requests, 128);
 	ck_assert_uint_eq(out.ro_inline_send, 66560);
 	ck_assert_uint_eq(out.ro_inline_recv, 17408);	/* a client's */
 	ck_assert_uint_eq(out.ro_signal_every, 8);

@@ -391,6 +391,43 @@ static void model_run(unsigned int seed, uint32_t buffers)
 }
 
 /*
+ * A queue that may still grow is short of room, never pressed: it asks
+ * for buffers (limited) and cuts nobody; at its most buffers, it is
+ * pressed and an idle connection is cut as before.
+ */
+START_TEST(short_grows_before_cutting)
+{
+	struct rpcrdma_grant_pool p = pool(64);
+	struct rpcrdma_grant g;
+	bool limited = false;
+	uint32_t i, v;
+
+	ck_assert_int_eq(rpcrdma_grant_admit(&p, &g, 1, 32), 0);
+	ck_assert_uint_eq(round_trip(&p, &g, 0), 32);
+	p.gp_max = 128;
+	p.gp_committed += rpcrdma_grant_room(&p) - 4;	/* others' shares */
+	ck_assert(rpcrdma_grant_short(&p));
+	ck_assert(!rpcrdma_grant_pressed(&p));
+	for (i = 0; i < 200; i++) {
+		ck_assert_int_eq(rpcrdma_grant_call(&p, &g), 0);
+		rpcrdma_grant_posted(&p, 1);
+		v = rpcrdma_grant_reply(&p, &g, 0, &limited);
+		ck_assert_uint_eq(v, 32);
+		ck_assert(limited);
+	}
+	ck_assert_uint_eq(p.gp_cuts, 0);
+	p.gp_max = p.gp_buffers;
+	ck_assert(rpcrdma_grant_pressed(&p));
+	for (i = 0; i < 200; i++)
+		round_trip(&p, &g, 0);
+	/* Cut while pressed (until its cuts gave back enough room). */
+	ck_assert_uint_ge(p.gp_cuts, 1);
+	ck_assert_uint_lt(g.gr_granted, 32);
+	ck_assert(rpcrdma_grant_check(&p));
+}
+END_TEST
+
+/*
  * The SRQ limit lies between the reserve, which granted Calls never
  * reach, and the buffers: Calls holding seven eighths of what the grants
  * can hand out bring the posted receives under it, and fewer do not.
@@ -440,6 +477,7 @@ int main(void)
 	tcase_add_test(tc, dropped_gives_back);
 	tcase_add_test(tc, classes);
 	tcase_add_test(tc, srq_limit);
+	tcase_add_test(tc, short_grows_before_cutting);
 	tcase_add_test(tc, model_many_clients);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -61,13 +61,14 @@ END_TEST
 
 /*
  * A non-power-of-two size, many laps, indices strictly in order while the
- * ring never empties: each completion comes one Send late.
+ * ring never empties and has little free at its front: each completion
+ * comes three Sends late.
  */
 START_TEST(wrap_around)
 {
 	struct rpcrdma_sendctx_ring r;
 	unsigned int n, expect = 0;
-	int idx, prev = -1;
+	int idx, lag[3] = { -1, -1, -1 };
 
 	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 5, 1), 0);
 	for (n = 0; n < 100000; n++) {
@@ -76,11 +77,50 @@ START_TEST(wrap_around)
 		    rpcrdma_sendctx_needs_signal(&r, (unsigned int)idx, false) != 1)
 			ck_abort_msg("send %u: idx %d", n, idx);
 		expect = (expect + 1) % 5;
-		if (prev >= 0 && (rpcrdma_sendctx_complete(&r, prev) != 1 ||
-				  rpcrdma_sendctx_in_use(&r) != 1))
+		if (lag[0] >= 0 && (rpcrdma_sendctx_complete(&r, lag[0]) != 1 ||
+				    rpcrdma_sendctx_in_use(&r) != 3))
 			ck_abort_msg("send %u: bad release", n);
-		prev = idx;
+		lag[0] = lag[1];
+		lag[1] = lag[2];
+		lag[2] = idx;
 	}
+}
+END_TEST
+
+/*
+ * With room at its front, the ring goes back to 0 rather than take a
+ * context it never used: 32 to 40 Sends unreleased (signaled every 8,
+ * the oldest signaled one completing whenever 40 are out) keep to about
+ * 50 of 136 contexts, never refused.
+ */
+START_TEST(keeps_to_what_it_uses)
+{
+	struct rpcrdma_sendctx_ring r;
+	int out[136], sig[136], n_out = 0, idx, i, k;
+	unsigned int n, highest = 0;
+
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 136, 8), 0);
+	for (n = 0; n < 100000; n++) {
+		idx = rpcrdma_sendctx_get(&r);
+		if (idx < 0)
+			ck_abort_msg("send %u refused, %d out", n, n_out);
+		if ((unsigned int)idx > highest)
+			highest = (unsigned int)idx;
+		out[n_out] = idx;
+		sig[n_out++] = rpcrdma_sendctx_needs_signal(&r, idx, false);
+		if (n_out < 40)
+			continue;
+		for (k = 0; !sig[k]; k++)
+			;
+		if (rpcrdma_sendctx_complete(&r, out[k]) != k + 1)
+			ck_abort_msg("send %u: bad release", n);
+		for (i = k + 1; i < n_out; i++) {
+			out[i - k - 1] = out[i];
+			sig[i - k - 1] = sig[i];
+		}
+		n_out -= k + 1;
+	}
+	ck_assert_uint_le(highest, 56);
 }
 END_TEST
 
@@ -320,7 +360,10 @@ static void simulate(unsigned int size, unsigned int every, unsigned int ref_pct
 
 			if (idx == -EAGAIN) {
 				waits++;
-				SIM_CHECK(q_len + held == size);
+				/* Full: all of it, or all it kept to, which is
+				 * more than a signaled Send's worth. */
+				SIM_CHECK(q_len + held == size ||
+					  q_len + held > every);
 				/* the deadlock we must never reach */
 				SIM_CHECK(sig_out > 0 || held > 0);
 				continue;
@@ -362,7 +405,8 @@ START_TEST(queue_in_order_over_wrap)
 	unsigned int lap, i, next = 0;
 	int idx;
 
-	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 5, 1), 0);
+	/* Signaled every 5 (the ring's size): it never goes back to 0 early. */
+	ck_assert_int_eq(rpcrdma_sendctx_init(&r, 5, 5), 0);
 	ck_assert_int_eq(rpcrdma_sendctx_next_queued(&r), -EAGAIN);
 	ck_assert_int_eq(rpcrdma_sendctx_dequeue(&r), -EAGAIN);
 	for (lap = 0; lap < 7; lap++) {
@@ -511,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, fill_and_empty);
 	tcase_add_test(tc, wrap_around);
 	tcase_add_test(tc, empty_restarts_at_zero);
+	tcase_add_test(tc, keeps_to_what_it_uses);
 	tcase_add_test(tc, cadence);
 	tcase_add_test(tc, cadence_with_caller_memory);
 	tcase_add_test(tc, signal_when_ring_fills);
