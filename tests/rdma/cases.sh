@@ -551,7 +551,7 @@ fi
 # over max_conn_memory (3 MiB), yet a client offering the defaults (65 KiB
 # sent, 17 KiB received: 2.6 MiB of rings) is taken and served.
 pair conn-memory-fitted \
-	"env RPCRDMA_MAX_CONN_MEMORY=3M $b/tests/rdma/echo_server -T 262144 -a $srv" \
+	"env RPCRDMA_MAX_CONN_MEMORY=3M RPCRDMA_MAX_REQUESTS=32 $b/tests/rdma/echo_server -T 262144 -a $srv" \
 	"$b/tests/rdma/echo_client -a $srv -b $cli -t 2 -n 10"
 
 # The caller's and the local address (svc_getrpccaller, xp_ltaddr) of
@@ -692,8 +692,10 @@ fi	# want common
 stall() {
 	name=$1 sargs=$2 rbufs=$3 pargs=$4; port=$((port + 1))
 	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
+	# A ring of 32 Replies' send contexts (max_requests): the peer's 64
+	# Calls fill it, so a Reply waits (with the default 128 none would).
 	timeout 300 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
-		RPCRDMA_RECV_BUFFERS=$rbufs \
+		RPCRDMA_RECV_BUFFERS=$rbufs RPCRDMA_MAX_REQUESTS=32 \
 		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!

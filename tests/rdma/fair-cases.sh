@@ -112,7 +112,9 @@ flood() {
 # (rs_stall_refused).  With rings of their own (recv_buffers 0): on shared
 # receive queues its Calls past its one credit close it first, counted as
 # exceeding its grant (stalled-peer-srq in cases.sh), and the stall
-# machinery these cases exist for would not be reached.
+# machinery these cases exist for would not be reached.  A ring of 32
+# (max_requests): the peer's 33 Calls are one more than its Replies' send
+# contexts, so the 33rd Reply waits (with the default 128 none would).
 stall_loop() {
 	name=$1 sargs=$2; port=$((port + 1))
 	ready=$work/$name.ready stop=$work/$name.stop sent=$work/$name.sent
@@ -120,7 +122,7 @@ stall_loop() {
 	why=
 	second_client_addr || why="no second client address"
 	timeout 200 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
-		RPCRDMA_RECV_BUFFERS=0 \
+		RPCRDMA_RECV_BUFFERS=0 RPCRDMA_MAX_REQUESTS=32 \
 		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
