@@ -111,6 +111,60 @@ void rpcrdma_rw_unreserve(struct rpcrdma_xprt *x, uint32_t n)
 	give_room(&r);
 }
 
+/* The longest chain a connection may post: its room, and for Reads the
+ * Read depth the peer granted (0: none allowed). */
+static uint32_t chain_max(const struct rpcrdma_xprt *x, int write)
+{
+	uint32_t chain = x->rx_ep.re_rw_slots < RW_CHAIN_MAX ?
+			 x->rx_ep.re_rw_slots : RW_CHAIN_MAX;
+
+	if (!write && x->rx_ep.re_rd_depth < chain)
+		chain = x->rx_ep.re_rd_depth;
+	return chain;
+}
+
+int rpcrdma_rw_start(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
+		     int write, const struct rpcrdma_sge *local,
+		     const struct rpcrdma_remote *remote, unsigned int n)
+{
+	uint32_t chain = chain_max(x, write);
+	struct room r = { x, n < chain ? n : chain, !write };
+	int rc;
+
+	if (!write && !x->rx_ep.re_rd_depth)
+		return -EACCES;
+	if (!chain || !n)
+		return -EINVAL;
+	rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+	if (rc)
+		return rc;
+	if (!take_room(&r))
+		return -EAGAIN;
+	rw->rw_cqe.cq_kind = RPCRDMA_CQE_RW;
+	rw->rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
+	__atomic_store_n(&rw->rw_status, 0, __ATOMIC_RELEASE);
+	rc = rpcrdma_post_rw(&x->rx_ep, write, local, remote, r.want,
+			     &rw->rw_cqe, &rw->rw_member);
+	if (rc) {
+		/* The QP is failing: as rpcrdma_rw_move, the room goes back. */
+		give_room(&r);
+		return rc < 0 ? rc : -EIO;
+	}
+	return (int)r.want;
+}
+
+int rpcrdma_rw_state(const struct rpcrdma_rw_ctx *rw)
+{
+	return __atomic_load_n(&rw->rw_status, __ATOMIC_ACQUIRE);
+}
+
+void rpcrdma_rw_end(struct rpcrdma_xprt *x, int write, unsigned int posted)
+{
+	struct room r = { x, posted, !write };
+
+	give_room(&r);
+}
+
 static int chain_done(void *arg)
 {
 	return __atomic_load_n(&((struct rpcrdma_rw_ctx *)arg)->rw_status,
@@ -123,8 +177,7 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		    const struct rpcrdma_remote *remote, unsigned int n,
 		    const struct timespec *deadline)
 {
-	uint32_t chain = x->rx_ep.re_rw_slots < RW_CHAIN_MAX ?
-			 x->rx_ep.re_rw_slots : RW_CHAIN_MAX;
+	uint32_t chain = chain_max(x, write);
 	unsigned int done = 0;
 	int rc = 0;
 
@@ -132,8 +185,6 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 	 * Read chunks ERR_CHUNK before coming here). */
 	if (!write && !x->rx_ep.re_rd_depth)
 		return -EACCES;
-	if (!write && x->rx_ep.re_rd_depth < chain)
-		chain = x->rx_ep.re_rd_depth;
 	if (!chain)
 		return -EINVAL;
 	while (done < n && !rc) {

@@ -42,6 +42,23 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		    const struct timespec *deadline);
 
 /*
+ * The same moves without waiting, one chain at a time (a server's Call
+ * whose Reads progress while its thread serves others): post the next
+ * chain of local/remote[0..n), as long as the room and Read depth free
+ * now allow.  Returns how many pieces it holds (> 0), -EAGAIN when no room
+ * is free now (nothing posted: try again after a completion), -EACCES or
+ * the connection's failure.  Its room is held until rpcrdma_rw_end (with
+ * the count returned), once rpcrdma_rw_state says it completed or failed,
+ * or once the QP is gone.
+ */
+int rpcrdma_rw_start(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
+		     int write, const struct rpcrdma_sge *local,
+		     const struct rpcrdma_remote *remote, unsigned int n);
+/* 0 still posted, 1 done, -EIO failed. */
+int rpcrdma_rw_state(const struct rpcrdma_rw_ctx *rw);
+void rpcrdma_rw_end(struct rpcrdma_xprt *x, int write, unsigned int posted);
+
+/*
  * Send-queue room for n RDMA Writes a Send carries in front of it
  * (rpcrdma_xprt_send_chain), waiting, reaping, as rpcrdma_rw_move does:
  * 0, -EINVAL (more than a chain may hold: move them apart), -ETIMEDOUT,

@@ -37,11 +37,34 @@ static void count_bad_call(struct svc_rdma_conn *c)
 }
 
 /*
+ * Read chunks that could not be pulled (rc): the Call's receive goes back,
+ * then an ERR_CHUNK when no memory was to be had; Reads that failed or
+ * stalled end the connection, alone.  Counted either way.
+ */
+static void pull_failed(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			struct rpcrdma_rep *rep, int rc)
+{
+	svc_rdma_conn_repost(c, rep);
+	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
+		    ct->ct_hdr.hd_xid, rc);
+	if (rc == -ENOMEM) {
+		svc_rdma_conn_send_error(c, ct->ct_hdr.hd_xid,
+					 RPCRDMA_ERR_CHUNK, 0);
+		return;
+	}
+	if (rc == -ETIMEDOUT)
+		svc_rdma_conn_stalled(c, "a Call's RDMA Reads");
+	count_bad_call(c);
+	svc_rdma_conn_dropped(c);
+}
+
+/*
  * Decode the transport header of a received Call into ct->ct_hdr and
  * find its RPC message: inline after the header, or reassembled from its
- * Read chunks.  0 with the message at *msgp; -1 when the Call was
- * answered with RDMA_ERROR or dropped (counted either way), its receive
- * reposted first.
+ * Read chunks.  0 with the message at *msgp; 1 when its Reads are under
+ * way (svc_run: ct->ct_pull holds it until they complete); -1 when the
+ * Call was answered with RDMA_ERROR or dropped (counted either way), its
+ * receive reposted first.
  */
 static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
@@ -84,22 +107,20 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		svc_rdma_conn_dropped(c);
 		return -1;
 	}
-	rc = svc_rdma_pull_call(c, ct, &rv.rv_map, rep->rr_buf + rv.rv_off,
-				msgp, lenp);
+	/* Service threads wait for their Reads (each blocks only itself);
+	 * svc_run's one thread must not. */
+	if (c->cn_threaded)
+		rc = svc_rdma_pull_call(c, ct, &rv.rv_map,
+					rep->rr_buf + rv.rv_off, msgp, lenp);
+	else
+		rc = svc_rdma_pull_start(c, ct, &rv.rv_map,
+					 rep->rr_buf + rv.rv_off, rep, msgp,
+					 lenp);
 	if (!rc)
 		return 0;
-	svc_rdma_conn_repost(c, rep);
-	RPCRDMA_DBG("conn %p: Read chunks of xid %#x: %d", (void *)c,
-		    h->hd_xid, rc);
-	if (rc == -ENOMEM) {
-		svc_rdma_conn_send_error(c, h->hd_xid, RPCRDMA_ERR_CHUNK, 0);
-		return -1;
-	}
-	/* The Reads failed or stalled: the connection goes, alone. */
-	if (rc == -ETIMEDOUT)
-		svc_rdma_conn_stalled(c, "a Call's RDMA Reads");
-	count_bad_call(c);
-	svc_rdma_conn_dropped(c);
+	if (rc == -EINPROGRESS)
+		return 1;
+	pull_failed(c, ct, rep, rc);
 	return -1;
 }
 
@@ -147,13 +168,15 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 
 	if (!ct)
 		return FALSE;
-	/* A dispatcher that never replied leaves its Call behind. */
-	svc_rdma_call_release(c, ct);
+	/* A dispatcher that never replied leaves its Call behind (one whose
+	 * Reads are under way was not dispatched yet). */
+	if (!ct->ct_pull.pu_rep)
+		svc_rdma_call_release(c, ct);
 	if (c->cn_threaded) {
 		/* The leader reaps and sleeps; here, at most a look. */
 		if (!__atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED))
 			svc_rdma_conn_reap(c);
-	} else if (!c->cn_qlen) {
+	} else if (!c->cn_qlen || ct->ct_pull.pu_rep) {
 		/* svc_run woke us: consume the channel's event, then poll. */
 		if (rpcrdma_cq_drain_events(&c->cn_x.rx_ep)) {
 			pthread_mutex_lock(&c->cn_x.rx_lock);
@@ -169,11 +192,25 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 		struct rpcrdma_drc_reply kept;
 		uint32_t len;
 		char *m;
+		int rc;
 
 		/* svc_run: this turn's budget spent (on bad ones too), the
 		 * rest waits for the next turn (conn_stat yields). */
 		if (!c->cn_threaded && c->cn_turn >= SVC_RDMA_TURN_CALLS)
 			break;
+		/* A Call whose Reads are under way goes first: the
+		 * connection's later Calls wait behind it. */
+		if (ct->ct_pull.pu_rep) {
+			rep = ct->ct_pull.pu_rep;
+			rc = svc_rdma_pull_step(c, ct, &m, &len);
+			if (rc == -EINPROGRESS)
+				break;
+			if (rc) {
+				pull_failed(c, ct, rep, rc);
+				continue;
+			}
+			goto pulled;
+		}
 		/* Taken under the lock, handled outside it: a bad header's
 		 * RDMA_ERROR may have to reap for a send context. */
 		pthread_mutex_lock(&c->cn_lock);
@@ -187,8 +224,20 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 		if (!rep)
 			break;
 		c->cn_turn++;
-		if (conn_check_call(c, ct, rep, &m, &len))
+		rc = conn_check_call(c, ct, rep, &m, &len);
+		if (rc > 0) {
+			/* Its Reads are under way: not idle meanwhile. */
+			__atomic_store_n(&c->cn_last_call_ns,
+					 rpcrdma_poll_now_ns(NULL),
+					 __ATOMIC_RELAXED);
+			pthread_mutex_lock(&c->cn_x.rx_lock);
+			c->cn_x.rx_stats.rs_reads_deferred++;
+			pthread_mutex_unlock(&c->cn_x.rx_lock);
+			break;
+		}
+		if (rc)
 			continue;
+pulled:
 		xdrmem_create(&ct->ct_args, m, len, XDR_DECODE);
 		if (!xdr_callmsg(&ct->ct_args, msg)) {
 			/* Another RPC version gets RPC_MISMATCH; what is no

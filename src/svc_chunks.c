@@ -1,8 +1,9 @@
 /*
  * The server's chunks (RFC 8166 section 3.5): a Call that came with a
  * read list is reassembled by RDMA Read into registered memory from the
- * chunk pool; a Reply too large to Send is RDMA Written into the Reply
- * chunk the Call offered.  Deciding is rchunks.c's; moving is rdma_rw.c's,
+ * chunk pool (under svc_run without waiting: pull_start/pull_step); a
+ * Reply too large to Send is RDMA Written into the Reply chunk the Call
+ * offered.  Deciding is rchunks.c's; moving is rdma_rw.c's,
  * the memory svc_mem.c's.
  */
 #include "config.h"
@@ -36,19 +37,14 @@ void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c)
 /*
  * Rebuild the Call whose inline part is inl by the map the receive
  * verdict planned (svc_recv.c, within the connection's limits): the
- * inline pieces copied, the Read chunks pulled straight into place, their
- * roundup zeroed.  Returns 0 with the Call at *msgp, in ct->ct_callbuf
- * until the Call is answered; -ENOMEM (answer ERR_CHUNK, nothing was
- * read); or the connection's failure (-ETIMEDOUT: its Reads stalled, the
- * caller tears it down).
+ * inline pieces copied, their roundup zeroed, and the Read chunks' pieces
+ * listed in ct->ct_pull, to be pulled straight into place.  0, or -ENOMEM
+ * (answer ERR_CHUNK, nothing was read).
  */
-int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const struct rpcrdma_call_map *m, const uint8_t *inl,
-		       char **msgp, uint32_t *lenp)
+static int pull_prepare(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			const struct rpcrdma_call_map *m, const uint8_t *inl)
 {
-	struct rpcrdma_sge local[RPCRDMA_MAX_READ_SEGS];
-	struct rpcrdma_remote rem[RPCRDMA_MAX_READ_SEGS];
-	struct timespec deadline;
+	struct svc_rdma_pull *pu = &ct->ct_pull;
 	struct svc_rdma_buf *b = &ct->ct_callbuf;
 	unsigned int i;
 	int rc;
@@ -63,32 +59,136 @@ int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	for (i = 0; i < m->cm_nzeros; i++)
 		memset(b->sb_mem + m->cm_zeros[i].zr_dst, 0, m->cm_zeros[i].zr_len);
 	for (i = 0; i < m->cm_npulls; i++) {
-		local[i].sg_addr = (uintptr_t)(b->sb_mem + m->cm_pulls[i].pl_dst);
-		local[i].sg_len = m->cm_pulls[i].pl_seg.se_length;
-		local[i].sg_lkey = b->sb_lkey;
-		rem[i].rm_addr = m->cm_pulls[i].pl_seg.se_offset;
-		rem[i].rm_rkey = m->cm_pulls[i].pl_seg.se_handle;
+		pu->pu_local[i].sg_addr = (uintptr_t)(b->sb_mem +
+						      m->cm_pulls[i].pl_dst);
+		pu->pu_local[i].sg_len = m->cm_pulls[i].pl_seg.se_length;
+		pu->pu_local[i].sg_lkey = b->sb_lkey;
+		pu->pu_remote[i].rm_addr = m->cm_pulls[i].pl_seg.se_offset;
+		pu->pu_remote[i].rm_rkey = m->cm_pulls[i].pl_seg.se_handle;
 	}
-	svc_rdma_stall_deadline(c, m->cm_chunk_bytes, &deadline);
-	rc = rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 0, local, rem,
-			     m->cm_npulls, &deadline);
-	if (rc) {
-		svc_rdma_buf_hold(c, b);
-		return rc;
-	}
-	/* The server counts what it pulled, under the client's names. */
+	pu->pu_n = m->cm_npulls;
+	pu->pu_done = 0;
+	pu->pu_posted = 0;
+	pu->pu_len = m->cm_len;
+	pu->pu_bytes = m->cm_chunk_bytes;
+	return 0;
+}
+
+/* Pulled whole: counted (under the client's names), the Call at *msgp. */
+static void pull_done(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		      char **msgp, uint32_t *lenp)
+{
+	struct svc_rdma_pull *pu = &ct->ct_pull;
+
 	pthread_mutex_lock(&c->cn_x.rx_lock);
 	if (ct->ct_hdr.hd_proc == RPCRDMA_NOMSG) {
 		c->cn_x.rx_stats.rs_long_calls++;
-		c->cn_x.rx_stats.rs_long_call_bytes += m->cm_chunk_bytes;
+		c->cn_x.rx_stats.rs_long_call_bytes += pu->pu_bytes;
 	} else {
 		c->cn_x.rx_stats.rs_read_chunk_calls++;
-		c->cn_x.rx_stats.rs_read_chunk_bytes += m->cm_chunk_bytes;
+		c->cn_x.rx_stats.rs_read_chunk_bytes += pu->pu_bytes;
 	}
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
-	*msgp = b->sb_mem;
-	*lenp = m->cm_len;
+	*msgp = ct->ct_callbuf.sb_mem;
+	*lenp = pu->pu_len;
+}
+
+/*
+ * Returns 0 with the Call at *msgp, in ct->ct_callbuf until the Call is
+ * answered; -ENOMEM (answer ERR_CHUNK, nothing was read); or the
+ * connection's failure (-ETIMEDOUT: its Reads stalled, the caller tears
+ * it down).  The serving thread waits for the Reads: service threads'
+ * way (svc_rdma_pull_start is svc_run's).
+ */
+int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		       const struct rpcrdma_call_map *m, const uint8_t *inl,
+		       char **msgp, uint32_t *lenp)
+{
+	struct svc_rdma_pull *pu = &ct->ct_pull;
+	struct timespec deadline;
+	int rc;
+
+	rc = pull_prepare(c, ct, m, inl);
+	if (rc)
+		return rc;
+	svc_rdma_stall_deadline(c, m->cm_chunk_bytes, &deadline);
+	rc = rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 0, pu->pu_local,
+			     pu->pu_remote, pu->pu_n, &deadline);
+	if (rc) {
+		svc_rdma_buf_hold(c, &ct->ct_callbuf);
+		return rc;
+	}
+	pull_done(c, ct, msgp, lenp);
 	return 0;
+}
+
+int svc_rdma_pull_start(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			const struct rpcrdma_call_map *m, const uint8_t *inl,
+			struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
+{
+	int rc = pull_prepare(c, ct, m, inl);
+
+	if (rc)
+		return rc;
+	ct->ct_pull.pu_rep = rep;
+	return svc_rdma_pull_step(c, ct, msgp, lenp);
+}
+
+/*
+ * Why no wait: under svc_run() one thread serves every connection, and a
+ * chain of Reads lasts as long as the peer's adapter takes to answer
+ * (seconds of retries for one that went without a word).  Its completion
+ * comes on the connection's CQ, which svc_run polls: the Call goes on
+ * from here when it does.
+ */
+int svc_rdma_pull_step(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		       char **msgp, uint32_t *lenp)
+{
+	struct svc_rdma_pull *pu = &ct->ct_pull;
+	struct rpcrdma_rw_ctx *rw = &c->cn_rw[ct->ct_slot];
+	struct rpcrdma_xprt *x = &c->cn_x;
+	int rc, st;
+
+	if (pu->pu_posted) {
+		st = rpcrdma_rw_state(rw);
+		if (!st) {
+			rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+			if (!rc)
+				return -EINPROGRESS;
+			/* Its chain may still land: the buffer stays until
+			 * the QP goes, and so does the room. */
+			goto failed;
+		}
+		rpcrdma_rw_end(x, 0, pu->pu_posted);
+		pu->pu_done += pu->pu_posted;
+		pu->pu_posted = 0;
+		if (st < 0) {
+			rc = -EIO;
+			goto failed;
+		}
+	}
+	if (pu->pu_done < pu->pu_n) {
+		rc = rpcrdma_rw_start(x, rw, 0, pu->pu_local + pu->pu_done,
+				      pu->pu_remote + pu->pu_done,
+				      pu->pu_n - pu->pu_done);
+		/* No room now: a chain of this connection holds it, and its
+		 * completion brings svc_run back here. */
+		if (rc == -EAGAIN)
+			return -EINPROGRESS;
+		if (rc < 0)
+			goto failed;
+		pu->pu_posted = (unsigned int)rc;
+		return -EINPROGRESS;
+	}
+	pu->pu_rep = NULL;
+	pull_done(c, ct, msgp, lenp);
+	return 0;
+
+failed:
+	pu->pu_rep = NULL;
+	pu->pu_posted = 0;
+	svc_rdma_buf_hold(c, &ct->ct_callbuf);
+	return rc;
 }
 
 /*

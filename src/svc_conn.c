@@ -86,10 +86,15 @@ static void conn_cqe_fail(void *owner, const struct rpcrdma_wc *wc, int unknown)
  */
 static void conn_over_grant(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 {
+	svc_rdma_srq_repost(c->cn_srq, rep);
+	svc_rdma_conn_past_grant(c);
+}
+
+void svc_rdma_conn_past_grant(struct svc_rdma_conn *c)
+{
 	struct rpcrdma_xprt *x = &c->cn_x;
 	int first;
 
-	svc_rdma_srq_repost(c->cn_srq, rep);
 	pthread_mutex_lock(&x->rx_lock);
 	first = x->rx_dead != -EPROTO;
 	if (first)
@@ -101,7 +106,7 @@ static void conn_over_grant(struct svc_rdma_conn *c, struct rpcrdma_rep *rep)
 		return;
 	/* Its QP stops taking the others' receives now, not at teardown. */
 	rpcrdma_ep_disconnect(&x->rx_ep);
-	RPCRDMA_DBG("conn %p: a Call past its grant of %u: closed", (void *)c,
+	RPCRDMA_DBG("conn %p: past its grant of %u: closed", (void *)c,
 		    c->cn_grant.gr_granted);
 }
 
@@ -175,9 +180,12 @@ static int conn_reap(struct svc_rdma_conn *c)
 	pthread_mutex_lock(&c->cn_lock);
 	n = conn_reap_locked(c);
 	pthread_mutex_unlock(&c->cn_lock);
-	/* Async Replies whose Sends just completed: their results go back. */
-	if (n > 0)
+	/* Async Replies whose Sends just completed: their results go back;
+	 * parked Replies may take the contexts and room those freed. */
+	if (n > 0) {
 		rpcrdma_xprt_run_releases(&c->cn_x);
+		svc_rdma_park_drain(&c->cn_park);
+	}
 	return n;
 }
 
@@ -193,11 +201,29 @@ static int conn_po_reap(void *arg)
 	return conn_reap(arg);
 }
 
-/* A Call to serve, or the connection is gone: back to the dispatcher. */
+/*
+ * svc_run: the chain of a Call whose Reads are under way (svc_chunks.c)
+ * completed or failed, or the connection died.  Waiting for room, it has
+ * no chain: the completion that frees the room wakes svc_run instead.
+ */
+static int conn_pull_ready(struct svc_rdma_conn *c)
+{
+	const struct svc_rdma_pull *pu = &c->cn_call.ct_pull;
+
+	if (__atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED))
+		return 1;
+	return pu->pu_posted &&
+	       rpcrdma_rw_state(&c->cn_rw[c->cn_call.ct_slot]) != 0;
+}
+
+/* A Call to serve, or the connection is gone: back to the dispatcher.  A
+ * Call whose Reads are under way goes first (svc_call.c). */
 static int conn_po_done(void *arg)
 {
 	struct svc_rdma_conn *c = arg;
 
+	if (c->cn_call.ct_pull.pu_rep)
+		return conn_pull_ready(c);
 	return __atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED) ||
 	       __atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED);
 }
@@ -364,7 +390,9 @@ static void conn_linger(struct svc_rdma_conn *c)
 	rpcrdma_deadline_ms(&end, SVC_RDMA_LINGER_MS);
 	for (;;) {
 		pthread_mutex_lock(&x->rx_lock);
-		done = x->rx_dead || x->rx_completed_seq >= x->rx_send_seq;
+		done = x->rx_dead ||
+		       (x->rx_completed_seq >= x->rx_send_seq &&
+			!svc_rdma_park_busy(&c->cn_park));
 		pthread_mutex_unlock(&x->rx_lock);
 		if (done || rpcrdma_deadline_passed(&end))
 			return;
@@ -466,6 +494,11 @@ void svc_rdma_conn_srq_leave(struct svc_rdma_conn *c)
 		svc_rdma_srq_repost(q, c->cn_call.ct_cur);
 		c->cn_call.ct_cur = NULL;
 	}
+	/* A Call whose Reads were under way (its buffer goes with the QP). */
+	if (c->cn_call.ct_pull.pu_rep) {
+		svc_rdma_srq_repost(q, c->cn_call.ct_pull.pu_rep);
+		c->cn_call.ct_pull.pu_rep = NULL;
+	}
 	while (c->cn_qlen) {
 		svc_rdma_srq_repost(q, c->cn_queue[c->cn_qhead]);
 		c->cn_qhead = (c->cn_qhead + 1) % c->cn_qcap;
@@ -500,6 +533,8 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	/* svc_run: a Call its program never answered is forgotten. */
 	svc_rdma_drc_release(c, &c->cn_call);
 	conn_linger(c);
+	/* Replies still parked never go: their buffers go back. */
+	svc_rdma_park_fini(&c->cn_park);
 	pthread_mutex_lock(&l->ln_lock);
 	conn_unlink(&l->ln_closing, c);
 	/*

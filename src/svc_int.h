@@ -11,6 +11,7 @@
 #include "rchunks.h"
 #include "rdma_rw.h"
 #include "svc_mem.h"
+#include "svc_park.h"
 #include "svc_srq.h"
 #include "transport.h"
 #include "svc_limits.h"
@@ -21,6 +22,23 @@
 struct svc_rdma_listener;
 struct svc_rdma_conn;
 struct rpcrdma_drc_reply;
+
+/*
+ * A Call's Read chunks being pulled without waiting (svc_run mode, where
+ * one thread serves every connection): one chain at a time, posted as
+ * room allows; the Call is dispatched once the last chain completes
+ * (svc_call.c), and the connection's later Calls wait behind it.
+ */
+struct svc_rdma_pull {
+	struct rpcrdma_rep *pu_rep;	/* the Call's receive; NULL: none under way */
+	uint32_t pu_len;		/* the Call's bytes, in ct_callbuf */
+	uint64_t pu_bytes;		/* what its Reads move */
+	unsigned int pu_n;		/* pieces to read */
+	unsigned int pu_done;		/* read so far */
+	unsigned int pu_posted;		/* in the chain posted; 0: none */
+	struct rpcrdma_sge pu_local[RPCRDMA_MAX_READ_SEGS];
+	struct rpcrdma_remote pu_remote[RPCRDMA_MAX_READ_SEGS];
+};
 
 /*
  * The Call being served: one per connection under svc_run(), one per
@@ -40,6 +58,7 @@ struct svc_rdma_call {
 	int ct_rel_queued;		/* reply_send queued ct_rel */
 	int ct_rel_status;		/* else: errno for rl_fn, 0 if sent */
 	struct rpcrdma_drc_entry *ct_drc; /* drc_size: its entry until answered */
+	struct svc_rdma_pull ct_pull;	/* svc_run: its Read chunks under way */
 };
 
 /* One accepted connection. */
@@ -65,6 +84,7 @@ struct svc_rdma_conn {
 					 * Writes (rdma_rw.h: the connection's) */
 	struct svc_rdma_dev *cn_dev;	/* its device: shared PD, chunk pool */
 	struct svc_rdma_held *cn_held;	/* buffers a failed Read/Write may reach */
+	struct svc_rdma_park cn_park;	/* Replies not yet posted (svc_park.h) */
 	int cn_threaded;		/* served by the listener's threads */
 	int cn_refs;			/* threaded: threads serving it (ln_lock) */
 	struct svc_rdma_conn *cn_gone;	/* threaded: the leader's to destroy */
@@ -218,6 +238,20 @@ void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c);
 int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       const struct rpcrdma_call_map *m, const uint8_t *inl,
 		       char **msgp, uint32_t *lenp);
+/*
+ * The same without waiting (ct->ct_pull): start posts the first chain for
+ * the Call received in rep; step, called again once the connection's
+ * completions are reaped, posts the next or finishes.  Both return 0 with
+ * the Call at *msgp (ct_pull.pu_rep cleared: rep is the caller's again),
+ * -EINPROGRESS (Reads under way, pu_rep holds rep), or the connection's
+ * failure or -ENOMEM as svc_rdma_pull_call (pu_rep cleared).
+ */
+int svc_rdma_pull_start(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			const struct rpcrdma_call_map *m, const uint8_t *inl,
+			struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp);
+int svc_rdma_pull_step(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+		       char **msgp, uint32_t *lenp);
+
 int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 			  const struct rpcrdma_chunk *written,
 			  struct rpcrdma_sge *local, struct rpcrdma_remote *rem,
@@ -245,6 +279,10 @@ uint32_t svc_rdma_conn_grant(struct svc_rdma_conn *c, uint32_t requested,
  * connection summed, so rs_grant_min starts from it). */
 void svc_rdma_conn_grant_stats(struct svc_rdma_conn *c,
 			       struct rpcrdma_stats *st, int first);
+/* Its peer broke RFC 8166's credit rule (a Call past its grant on a shared
+ * queue, or more Replies out than max_requests, svc_reply.c): closed
+ * alone, counted in rs_grant_exceeded. */
+void svc_rdma_conn_past_grant(struct svc_rdma_conn *c);
 /* Its receives back to its shared queue, its share released: the QP is gone. */
 void svc_rdma_conn_srq_leave(struct svc_rdma_conn *c);
 

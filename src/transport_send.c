@@ -216,6 +216,27 @@ static int build_mapped(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 	return 0;
 }
 
+/*
+ * A copy its sender owns (sp_body): the header from the context's
+ * buffer, then the copy, registered by its owner.  Signaled, as a mapped
+ * Send is: the owner releases the copy on its completion.
+ */
+static void build_owned(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
+			const void *hdr, uint32_t hdrlen,
+			const struct rpcrdma_sge *body, struct send_wr *sw)
+{
+	memcpy(sc->sc_buf, hdr, hdrlen);
+	sw->sw_type = RPCRDMA_NOCH_MAPPED;
+	sw->sw_sg[0].sg_addr = (uintptr_t)sc->sc_buf;
+	sw->sw_sg[0].sg_len = hdrlen;
+	sw->sw_sg[0].sg_lkey = sc->sc_lkey;
+	sw->sw_sg[1] = *body;
+	sw->sw_nsge = 2;
+	sw->sw_len = 0;
+	sw->sw_sig = rpcrdma_sendctx_needs_signal(&x->rx_ring, sc->sc_index,
+						  true);
+}
+
 /* Queue the decided Send behind the others not yet posted (rx_lock held). */
 static void queue_send(struct rpcrdma_xprt *x, struct rpcrdma_sendctx *sc,
 		       const struct send_wr *sw,
@@ -457,8 +478,17 @@ static int send_chain(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 	 * (EINVAL at post time); the payload goes by pull-up or mapped. */
 	if (pre && pre->sp_inv)
 		sl.sl_max_inline = 0;
-	/* Any memory can be registered when needed (counted). */
-	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, true, &ms);
+	if (pre && pre->sp_body) {
+		/* A copy the sender owns: nothing to choose. */
+		sc->sc_seq = ++x->rx_send_seq;
+		build_owned(x, sc, hdr, (uint32_t)hdrlen, pre->sp_body, &sw);
+		ch.ch_type = RPCRDMA_NOCH_MAPPED;
+		ch.ch_fallback = RPCRDMA_FB_NONE;
+		goto decided;
+	}
+	/* Any memory can be registered when needed (counted), unless the
+	 * sender will not wait for the Send (sp_copy). */
+	rpcrdma_msg_shape_of(xb, (uint32_t)hdrlen, !(pre && pre->sp_copy), &ms);
 	rc = rpcrdma_choose(&ms, &sl, forced, &ch);
 	if (rc) {
 		x->rx_stats.rs_too_large++;
@@ -482,11 +512,15 @@ static int send_chain(struct rpcrdma_xprt *x, const void *hdr, size_t hdrlen,
 	}
 	if (sw.sw_type != RPCRDMA_NOCH_MAPPED)
 		build_copied(x, sc, hdr, (uint32_t)hdrlen, xb, pre, &sw);
+decided:
 	/* Caller memory is read until the Send completes: said before the
 	 * post, so that a chain posted in part keeps the promise too, and
 	 * queued before it, in posting order, so that its completion finds
-	 * it (this may hold the memory until the QP goes if the post fails). */
-	if (sw.sw_type == RPCRDMA_NOCH_MAPPED || pre_signals(pre))
+	 * it (this may hold the memory until the QP goes if the post fails).
+	 * A mapped Send without references gathers only its own buffer. */
+	if ((sw.sw_type == RPCRDMA_NOCH_MAPPED &&
+	     (rpcrdma_xdrbuf_nrefs(xb) || (pre && pre->sp_body))) ||
+	    pre_signals(pre))
 		*seqp = sc->sc_seq;
 	if (*seqp && rel &&
 	    !rpcrdma_relq_push(&x->rx_rel, *seqp, rel->rl_fn, rel->rl_arg)) {

@@ -172,6 +172,14 @@ struct rpcrdma_send_pre {
 	struct rpcrdma_cqe *sp_member;
 	int sp_inv;			/* IBV_WR_SEND_WITH_INV */
 	uint32_t sp_inv_rkey;
+	/* Why these two: a server's svc_sendreply() returns before its
+	 * Reply's Send completes, and the program then frees the results,
+	 * so the Send may not gather them.  sp_copy: the message's caller
+	 * memory is copied (inline or pull-up), never mapped.  sp_body: the
+	 * message is this registered copy the sender owns until the Send
+	 * completes (header from the send buffer, then it: two SGEs). */
+	int sp_copy;
+	const struct rpcrdma_sge *sp_body;
 };
 
 int rpcrdma_ep_resolve(struct rpcrdma_ep *ep, const char *host,

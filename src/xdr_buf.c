@@ -24,6 +24,20 @@ int rpcrdma_xdrbuf_init(struct rpcrdma_xdr_buf *xb, void *scratch,
 	return 0;
 }
 
+void rpcrdma_xdrbuf_wrap(struct rpcrdma_xdr_buf *xb, char *mem, uint32_t len)
+{
+	rpcrdma_xdrbuf_init(xb, mem, mem ? len : 0, 0);
+	if (!mem || !len)
+		return;
+	xb->xb_segs[0].xs_base = mem;
+	xb->xb_segs[0].xs_len = len;
+	xb->xb_segs[0].xs_ref = false;
+	xb->xb_nsegs = 1;
+	xb->xb_scratch_used = len;
+	xb->xb_hiwater = len;
+	xb->xb_len = len;
+}
+
 void rpcrdma_xdrbuf_reset(struct rpcrdma_xdr_buf *xb)
 {
 	xb->xb_scratch_used = 0;

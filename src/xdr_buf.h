@@ -56,6 +56,9 @@ struct rpcrdma_xdr_view {
 /* Returns 0, or -EINVAL (scratch NULL with a length, or length >= 4 GiB). */
 int rpcrdma_xdrbuf_init(struct rpcrdma_xdr_buf *xb, void *scratch,
 			size_t scratch_len, uint32_t threshold);
+/* A message already linear in mem, len bytes: one copied segment, as if
+ * it had been encoded there (mem NULL or len 0: an empty message). */
+void rpcrdma_xdrbuf_wrap(struct rpcrdma_xdr_buf *xb, char *mem, uint32_t len);
 /* Forget the message; keep the scratch and threshold. */
 void rpcrdma_xdrbuf_reset(struct rpcrdma_xdr_buf *xb);
 /* An XDR_ENCODE stream appending to @xb; XDR_DESTROY is a no-op. */

@@ -237,6 +237,15 @@ struct rpcrdma_stats {
 					 * client offered, its class's queue being full */
 	uint64_t rs_srq_limit_events;	/* server: times a shared receive queue's posted receives fell
 					 * below an eighth of its buffers (the device's SRQ limit event) */
+	uint64_t rs_reply_copies;	/* server: svc_sendreply() Replies whose referenced results were
+					 * copied (pulled up, or into a chunk-pool buffer sent from there)
+					 * so that no thread waits for their Send to complete */
+	uint64_t rs_replies_parked;	/* server: Replies that found every send context or all the
+					 * send-queue room for RDMA Writes of their connection held,
+					 * and were queued, owned, to be posted as its Sends complete */
+	uint64_t rs_reads_deferred;	/* server, svc_run: Calls whose RDMA Reads were still under way
+					 * when the thread went on to other connections (dispatched
+					 * when they complete) */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

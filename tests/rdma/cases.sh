@@ -679,24 +679,28 @@ killedclient client-killed-mid-chunks \
 	"$b/tests/rdma/chunk_client -K read -F $work/client-killed-mid-chunks.calling -a $srv -b $cli -t 2"
 fi	# want common
 
-# stall NAME SARGS RECV_BUFFERS: a raw peer sends 64 Calls and never posts
+# stall NAME SARGS RECV_BUFFERS: a raw peer sends 65 Calls and never posts
 # a receive, so the server's Replies to it cannot be delivered (rxe: they
 # sit in RNR retry and their Sends never complete; siw: iWARP has no RNR,
 # that connection terminates).  While the peer stays connected, a bystander
 # client and then a connection made after the stall must be served in
 # time; once the peer has gone, the server must still serve, shut down
-# cleanly, and report the connection it tore down: with rings of their own
-# (recv_buffers 0) because its Sends stalled; on shared receive queues,
-# where its Calls past its one credit are its undoing first, because it
-# exceeded its grant (rs_grant_exceeded, on both beds).
+# cleanly, and report the connection it closed.  No thread ever waits for
+# the peer (stalled_conns 0, and -W: no Reply waited for its Send): with
+# rings of their own (recv_buffers 0) its first 32 Replies hold every send
+# context, the next 32 are parked, and the 65th shows more Replies out
+# than any grant allows; on shared receive queues its Calls past its one
+# credit are its undoing first.  Either way it exceeded its grant
+# (rs_grant_exceeded; rings on rxe only: on siw the first Reply ends it).
 stall() {
 	name=$1 sargs=$2 rbufs=$3 pargs=$4; port=$((port + 1))
 	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
-	# A ring of 32 Replies' send contexts (max_requests): the peer's 64
-	# Calls fill it, so a Reply waits (with the default 128 none would).
+	# A ring of 32 Replies' send contexts (max_requests): the peer's 65
+	# Calls fill it and the parked queue (with the default 128 they would
+	# not).
 	timeout 300 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
 		RPCRDMA_RECV_BUFFERS=$rbufs RPCRDMA_MAX_REQUESTS=32 \
-		"$b/tests/rdma/echo_server" $sargs -a "$srv" \
+		"$b/tests/rdma/echo_server" -W $sargs -a "$srv" \
 		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
@@ -704,7 +708,7 @@ stall() {
 	# while (svc_stall_ms), and the clients below are on $cli.
 	second_client_addr || echo "no second client address" >"$work/$name.peer"
 	timeout 240 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
-		-b "$cli2" -p $port -n 64 -f "$sent" -s "$stop" -i 200 $pargs \
+		-b "$cli2" -p $port -n 65 -f "$sent" -s "$stop" -i 200 $pargs \
 		>"$work/$name.peer" 2>&1 &
 	ppid=$!
 	wait_for "$sent" $ppid
@@ -746,15 +750,16 @@ stall() {
 		"$work/$name.server")
 	exceeded=$(sed -n 's/^server: srq grant_exceeded \([0-9]*\) .*/\1/p' \
 		"$work/$name.server")
-	# The peer's connection went down while it stayed.  rxe: its Replies
-	# stalled and the server tore it down; siw: it failed by itself.
+	# The peer's connection went down while it stayed.  rxe: the server
+	# closed it; siw: it failed by itself.
 	if [ -z "$why" ] && ! grep -q "the server disconnected us" "$work/$name.peer"; then
 		why="the peer's connection was never torn down"
 	fi
-	if [ -z "$why" ] && [ "$rbufs" = 0 ] && [ "$kind" = rxe ] && [ "$stalled" != 1 ]; then
-		why="stalled_conns '$stalled', expected 1"
+	if [ -z "$why" ] && [ "$stalled" != 0 ]; then
+		why="stalled_conns '$stalled': a thread waited for the peer"
 	fi
-	if [ -z "$why" ] && [ "$rbufs" != 0 ] && [ "$exceeded" != 1 ]; then
+	if [ -z "$why" ] && { [ "$rbufs" != 0 ] || [ "$kind" = rxe ]; } &&
+	   [ "$exceeded" != 1 ]; then
 		why="grant_exceeded '$exceeded', expected 1"
 	fi
 	if [ -z "$why" ]; then
@@ -768,7 +773,7 @@ stall() {
 	fi
 }
 want common && stall stalled-peer "" 0
-# Mapped Replies wait for their Send completion: that wait is bounded too.
+# Mapped Replies of svc_sendreply(): copied, never waited for.
 want slow && stall stalled-peer-mapped "-s mapped" 0
 # Async Replies to the stalled peer are released when it is torn down.
 want slow && stall stalled-peer-async "-A -s mapped" 0
@@ -779,6 +784,76 @@ want slow && stall stalled-peer-async "-A -s mapped" 0
 # 0 before the rest arrived granted the whole burst, and on siw that
 # Reply ended the connection before anything was past its grant).
 want common && stall stalled-peer-srq "" 512 "-c 1 -S 300"
+
+# readstall NAME SARGS: a raw peer sends an ECHO_SLEEP of 300 ms, then an
+# ECHO_BYTES whose 64 KiB the server must RDMA Read, and moves its QP to
+# the error state once both are sent, telling the connection manager
+# nothing: the Reads, posted after the sleep, get no answer (on both beds
+# the connection then ends within a few ms: the peer is lost mid-Read).
+# A bystander must be served meanwhile and after; no wait ran out
+# (stalled_conns 0); and under svc_run a Call's Reads were still under way
+# when the thread went on (rs_reads_deferred, the Read-chunk Calls of the
+# clients included).  Service threads still wait for their own Calls'
+# Reads (-j: each blocks only itself).
+readstall() {
+	name=$1 sargs=$2; port=$((port + 1))
+	ready=$work/$name.ready sent=$work/$name.sent stop=$work/$name.stop
+	rm -f "$work/$name".*
+	timeout 200 $RPCRDMA_SERVER_EXEC env RPCRDMA_SVC_STALL_MS=1s \
+		"$b/tests/rdma/echo_server" -W $sargs -a "$srv" \
+		-p $port -r "$ready" >"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$ready" $spid
+	why=
+	second_client_addr || why="no second client address"
+	timeout 100 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/norecv_peer" -a "$srv" \
+		-b "$cli2" -p $port -R 65536 -S 300 -f "$sent" -s "$stop" \
+		-i 60 >"$work/$name.peer" 2>&1 &
+	ppid=$!
+	wait_for "$sent" $ppid
+	[ -n "$why" ] || [ -e "$sent" ] || why="the peer's Calls never went out"
+	if [ -z "$why" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" -N \
+			-a "$srv" -b "$cli" -p $port -m 100 -t 2 -n 20 \
+			>"$work/$name.client" 2>&1 ||
+			why="the bystander was not served (exit $?)"
+	fi
+	# Past svc_stall_ms since the Reads began, then the peer goes.
+	sleep 2
+	touch "$stop"
+	wait $ppid
+	if [ -z "$why" ]; then
+		timeout 60 $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/echo_client" \
+			-a "$srv" -b "$cli" -p $port -m 100 -t 2 -n 10 \
+			>>"$work/$name.client" 2>&1 ||
+			why="the last client was not served (exit $?)"
+	fi
+	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
+	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\) .*/\1/p' \
+		"$work/$name.server")
+	[ -n "$why" ] || [ "$stalled" = 0 ] ||
+		why="stalled_conns '$stalled': a thread waited for the Reads"
+	deferred=$(sed -n 's/^server: reads_deferred \([0-9]*\)$/\1/p' \
+		"$work/$name.server")
+	case "$sargs" in
+	*-j*) ;;
+	*) [ -n "$why" ] || [ "${deferred:-0}" -ge 1 ] ||
+		why="reads_deferred '$deferred': svc_run waited for the Reads" ;;
+	esac
+	if [ -z "$why" ]; then
+		tap "ok - $kind: $name"
+	else
+		tap "not ok - $kind: $name ($why)"
+		for f in server peer client; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+want common && readstall read-stalled-peer ""
 
 # rpcrdma.conf, the environment and per-handle options on the wire
 # (conf-cases.sh); the RDMA Read/Write engine: failing chains, dying

@@ -442,7 +442,7 @@ int main(int argc, char **argv)
 	const unsigned inline_max = 4096 - TEST_ECHO_CALL_OVERHEAD;
 	unsigned over;
 	struct rpcrdma_options o;
-	unsigned max = 0, threads = 8, per_thread = 300, len;
+	unsigned max = 0, min = 0, threads = 8, per_thread = 300, len;
 	struct worker *w;
 	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	echo_fixed fx, fres;
@@ -452,7 +452,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:b:p:m:t:n:k:B:s:RI:P:T:C:AFNSUe:E:g:L:X:D:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:m:o:t:n:k:B:s:RI:P:T:C:AFNSUe:E:g:L:X:D:")) != -1) {
 		switch (c) {
 		/* -e: the strategy the configuration must have forced (not
 		 * set here); -g: the inline size the QP must have granted. */
@@ -498,6 +498,7 @@ int main(int argc, char **argv)
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'm': max = (unsigned)atoi(optarg); break;
+		case 'o': min = (unsigned)atoi(optarg); break;
 		case 't': threads = (unsigned)atoi(optarg); break;
 		case 'n': per_thread = (unsigned)atoi(optarg); break;
 		default: return 2;
@@ -574,7 +575,7 @@ int main(int argc, char **argv)
 	 * transport header (28), the call header with AUTH_NONE (40) and
 	 * the opaque's length word; every size up to it is swept (whatever
 	 * the inline sizes: the sweep's length stays the same).  -m tests
-	 * only the sizes up to MAXLEN.  @over: one byte more than fits the
+	 * only the sizes up to MAXLEN, -o from MINLEN.  @over: one byte more than fits the
 	 * inline size in force (17 KiB by default, -T). */
 	if (!max)
 		max = inline_max;
@@ -587,9 +588,11 @@ int main(int argc, char **argv)
 	/* Registered once, the buffer is gathered by mapped Sends as it is. */
 	if (register_buf && !(mr = clnt_rdma_reg_mem(cl, buf, over + 64)))
 		die("clnt_rdma_reg_mem failed");
-	for (len = 0; len <= max; len++)
+	if (min > max)
+		die("-o %u: more than -m %u", min, max);
+	for (len = min; len <= max; len++)
 		echo_once(cl, len, len, buf);
-	printf("client: %u sizes 0..%u byte-exact\n", max + 1, max);
+	printf("client: %u sizes %u..%u byte-exact\n", max - min + 1, min, max);
 	s = stats(cl);
 	strategy_print("client", &s);
 	{

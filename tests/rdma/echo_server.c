@@ -21,7 +21,8 @@
  * its listener has refused N connection requests.  -S: on SIGTERM (the
  * harness stopping a server whose client failed) the listener's counters
  * are printed first, so that a Call that never arrived can be told from
- * a Reply that never reached the client.
+ * a Reply that never reached the client.  -W: no Reply may have waited
+ * for its Send (rs_reply_waits_for_send 0), svc_sendreply() too.
  */
 #include "config.h"
 #include <errno.h>
@@ -496,7 +497,7 @@ static int pool_verify(const struct rpcrdma_stats *st, int region, int fallback)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
-	int own_loop = 0, strategy = -1, live = -1, fallback = -1;
+	int own_loop = 0, no_wait = 0, strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
 	uint32_t threads = 0, inl = TEST_INLINE_RECV_DEFAULT;
@@ -508,7 +509,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:W")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -548,6 +549,7 @@ int main(int argc, char **argv)
 			fallback = atoi(optarg);
 			break;
 		case 'l': own_loop = 1; break;
+		case 'W': no_wait = 1; break;
 		case 'c': show_addrs = 1; break;
 		case 'S': term_on = 1; break;
 		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
@@ -687,6 +689,20 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_remote_inv_sends,
 		       (unsigned long long)st.rs_write_chunks,
 		       (unsigned long long)st.rs_reply_chunk_replies);
+	if (svc_rdma_get_stats(listener, &st) == 0) {
+		printf("server: reply_copies %llu reply_waits_for_send %llu "
+		       "mapped_sends %llu replies_parked %llu\n",
+		       (unsigned long long)st.rs_reply_copies,
+		       (unsigned long long)st.rs_reply_waits_for_send,
+		       (unsigned long long)st.rs_mapped_sends,
+		       (unsigned long long)st.rs_replies_parked);
+		printf("server: reads_deferred %llu\n",
+		       (unsigned long long)st.rs_reads_deferred);
+		if (no_wait && st.rs_reply_waits_for_send) {
+			printf("server: FAIL: a service thread waited for a Send\n");
+			return 1;
+		}
+	}
 	printf("server: max concurrent %d\n",
 	       __atomic_load_n(&max_sleeping, __ATOMIC_SEQ_CST));
 	if (pool_verify(&st, region != 0, fallback))

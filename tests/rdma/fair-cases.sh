@@ -46,8 +46,9 @@ fair_verdict() {
 # flood NAME "SERVER ARGS": one client keeps 32 chunked 64 KiB echo Calls
 # in flight (Read chunks in, Reply chunks out); a bystander is timed
 # before, during and after.  During: within the bound, the flood still
-# running; and the server must show it took turns (rs_turns_yielded under
-# svc_run, rs_forced_leads with service threads).
+# running; and the server must show it took turns (under svc_run
+# rs_turns_yielded, or rs_reads_deferred: a Call whose Reads were under
+# way ended the turn; rs_forced_leads with service threads).
 flood() {
 	name=$1 sargs=$2; port=$((port + 1))
 	ready=$work/$name.ready flag=$work/$name.calling
@@ -93,28 +94,32 @@ flood() {
 		why="stalled_conns '$stalled': the killed flood was judged a stall"
 	yielded=$(sed -n 's/^server: fair turns_yielded \([0-9]*\) forced_leads \([0-9]*\) .*/\1 \2/p' \
 		"$work/$name.server")
-	echo "# $kind $name: turns_yielded forced_leads: $yielded"
+	deferred=$(sed -n 's/^server: reads_deferred \([0-9]*\)$/\1/p' "$work/$name.server")
+	echo "# $kind $name: turns_yielded forced_leads: $yielded reads_deferred: $deferred"
 	if [ "$fair_measure" = 0 ] && [ -z "$why" ]; then
 		set -- $yielded
+		# svc_run: a turn ends when its Calls run out, or when a Call's
+		# Reads are still under way (the thread goes on to the others).
 		case "$sargs" in
 		*-j*) [ "${2:-0}" -gt 0 ] || why="no forced lead during the flood ($yielded)" ;;
-		*) [ "${1:-0}" -gt 0 ] || why="no turn yielded during the flood ($yielded)" ;;
+		*) [ "${1:-0}" -gt 0 ] || [ "${deferred:-0}" -gt 0 ] ||
+			why="no turn yielded during the flood ($yielded, reads_deferred $deferred)" ;;
 		esac
 	fi
 	fair_verdict
 }
 
 # stall_loop NAME "SERVER ARGS": a peer that posts no receives sends 33
-# Calls, is torn down (rxe: its Replies stall for svc_stall_ms; siw: its
-# connection terminates), reconnects and does it again, from its own
-# address.  Three bystanders in a row, each within the bound.  rxe: the
-# server stalled it (rs_stalled_conns) and refused its reconnections
-# (rs_stall_refused).  With rings of their own (recv_buffers 0): on shared
-# receive queues its Calls past its one credit close it first, counted as
-# exceeding its grant (stalled-peer-srq in cases.sh), and the stall
-# machinery these cases exist for would not be reached.  A ring of 32
-# (max_requests): the peer's 33 Calls are one more than its Replies' send
-# contexts, so the 33rd Reply waits (with the default 128 none would).
+# Calls, leaves (rxe: its Replies never complete; siw: its connection
+# terminates), reconnects and does it again, from its own address.  Three
+# bystanders in a row, each within the bound.  rxe: no thread waited for
+# it (rs_stalled_conns 0, so its address was never refused either,
+# rs_stall_refused 0): its 33rd Reply found every send context held and
+# was parked (rs_replies_parked).  With rings of their own (recv_buffers
+# 0): on shared receive queues its Calls past its one credit close it
+# first (stalled-peer-srq in cases.sh).  A ring of 32 (max_requests): the
+# peer's 33 Calls are one more than its Replies' send contexts (with the
+# default 128 none would be parked).
 stall_loop() {
 	name=$1 sargs=$2; port=$((port + 1))
 	ready=$work/$name.ready stop=$work/$name.stop sent=$work/$name.sent
@@ -168,12 +173,16 @@ stall_loop() {
 	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
 	stalled=$(sed -n 's/^server: calls .* stalled_conns \([0-9]*\) .*/\1/p' "$work/$name.server")
 	refused=$(sed -n 's/^server: fair .* stall_refused \([0-9]*\)$/\1/p' "$work/$name.server")
-	echo "# $kind $name: stalled_conns $stalled stall_refused $refused"
+	parked=$(sed -n 's/^server: reply_copies .* replies_parked \([0-9]*\)$/\1/p' "$work/$name.server")
+	echo "# $kind $name: stalled_conns $stalled stall_refused $refused replies_parked $parked"
 	[ "$rounds" -ge 1 ] || why=${why:-"the peer never got its Calls out"}
+	[ -n "$why" ] || [ "${stalled:-x}" = 0 ] ||
+		why="stalled_conns '$stalled': a thread waited for the peer"
+	[ -n "$why" ] || [ "${refused:-x}" = 0 ] ||
+		why="stall_refused '$refused': the peer was refused"
 	if [ "$fair_measure" = 0 ] && [ -z "$why" ] && [ "$kind" = rxe ]; then
-		[ "${stalled:-0}" -ge 1 ] || why="stalled_conns '$stalled', expected at least 1"
-		[ -n "$why" ] || [ "${refused:-0}" -ge 1 ] ||
-			why="stall_refused '$refused': the peer was never refused"
+		[ "${parked:-0}" -ge 1 ] ||
+			why="replies_parked '$parked': the 33rd Reply was never parked"
 	fi
 	fair_verdict
 }

@@ -13,6 +13,13 @@
  * burst is past the grant of the first Reply whatever the timing (on
  * shared receive queues the server must close it for that).
  *
+ * -R BYTES: its last Call (after -S's sleep, else its only one) is an
+ * ECHO_BYTES whose BYTES of data the server must RDMA Read from our
+ * memory; once the Calls are sent the peer moves its QP to the error
+ * state without a word to the connection manager (no disconnect), so the
+ * server's Reads get no answer at all (on rxe and siw alike the
+ * connection is then gone within milliseconds).
+ *
  * It only has to do its part: exit 0 when it connected and its Calls went
  * out.  Whether the server kept serving everybody else is checked by the
  * test case (cases.sh, "stall") through other clients.
@@ -48,14 +55,18 @@ enum {
 
 static uint32_t nr_credits = NR_CREDITS;	/* -c */
 static uint32_t nr_sleep_ms;			/* -S: Call 0 is ECHO_SLEEP */
+static uint32_t nr_read_bytes;			/* -R: a Read chunk of so many */
+static uint8_t *nr_chunk;
+static struct ibv_mr *nr_cmr;
 
 static struct rdma_cm_id *nr_id;
 static uint8_t *nr_sbuf;
 static struct ibv_mr *nr_smr;
 
-/* One RDMA_MSG Call of ECHO_NULL (or ECHO_SLEEP of sleep_ms), AUTH_NONE
- * (RFC 5531). */
-static void build_call(struct msg *m, uint32_t xid, uint32_t sleep_ms)
+/* One RDMA_MSG Call of ECHO_NULL (or ECHO_SLEEP of sleep_ms, or with
+ * read, -R's ECHO_BYTES), AUTH_NONE (RFC 5531). */
+static void build_call(struct msg *m, uint32_t xid, uint32_t sleep_ms,
+		       int read)
 {
 	struct rpcrdma_hdr h;
 	ssize_t n;
@@ -64,6 +75,14 @@ static void build_call(struct msg *m, uint32_t xid, uint32_t sleep_ms)
 	h.hd_xid = xid;
 	h.hd_credits = nr_credits;
 	h.hd_proc = RPCRDMA_MSG;
+	if (read) {
+		/* ECHO_BYTES: the opaque's data at XDR offset 44, read. */
+		h.hd_nreads = 1;
+		h.hd_reads[0].rd_position = 44;
+		h.hd_reads[0].rd_seg.se_handle = nr_cmr->rkey;
+		h.hd_reads[0].rd_seg.se_length = nr_read_bytes;
+		h.hd_reads[0].rd_seg.se_offset = (uintptr_t)nr_chunk;
+	}
 	n = rpcrdma_hdr_encode(m->m_buf, sizeof(m->m_buf), &h);
 	if (n < 0)
 		die("rpcrdma_hdr_encode: %zd", n);
@@ -73,12 +92,14 @@ static void build_call(struct msg *m, uint32_t xid, uint32_t sleep_ms)
 	put32(m, 2u);		/* RPC version */
 	put32(m, ECHO_PROG);
 	put32(m, ECHO_VERS);
-	put32(m, sleep_ms ? ECHO_SLEEP : ECHO_NULL);
+	put32(m, read ? 1u /* ECHO_BYTES */ : sleep_ms ? ECHO_SLEEP : ECHO_NULL);
 	put32(m, 0u);		/* cred AUTH_NONE */
 	put32(m, 0u);
 	put32(m, 0u);		/* verf AUTH_NONE */
 	put32(m, 0u);
-	if (sleep_ms)
+	if (read)
+		put32(m, nr_read_bytes);	/* the opaque's length */
+	else if (sleep_ms)
 		put32(m, sleep_ms);
 	if (m->m_len > NR_SLOT)
 		die("a Call of %zu bytes does not fit its slot", m->m_len);
@@ -119,6 +140,11 @@ static void connect_server(const char *addr, const char *port,
 		nr_smr = rdma_reg_msgs(nr_id, nr_sbuf, (size_t)ncalls * NR_SLOT);
 		if (!nr_smr)
 			die("memory registration: %s", strerror(errno));
+		if (nr_read_bytes &&
+		    !(nr_cmr = ibv_reg_mr(nr_id->pd, nr_chunk, nr_read_bytes,
+					  IBV_ACCESS_LOCAL_WRITE |
+					  IBV_ACCESS_REMOTE_READ)))
+			die("chunk registration: %s", strerror(errno));
 		memset(&param, 0, sizeof(param));
 		param.private_data = pdata;
 		param.private_data_len = sizeof(pdata);
@@ -129,6 +155,9 @@ static void connect_server(const char *addr, const char *port,
 		if (!rdma_connect(nr_id, &param))
 			return;
 		printf("# connect: %s, retrying\n", strerror(errno));
+		if (nr_cmr)
+			ibv_dereg_mr(nr_cmr);
+		nr_cmr = NULL;
 		rdma_dereg_mr(nr_smr);
 		rdma_destroy_ep(nr_id);
 		if (now_ms() >= deadline)
@@ -154,7 +183,8 @@ static int send_calls(int ncalls, int *ok, int *failed)
 		uint8_t *slot = nr_sbuf + (size_t)i * NR_SLOT;
 
 		build_call(&m, 0x6e720000u + (uint32_t)i,	/* "nr" */
-			   i ? 0 : nr_sleep_ms);
+			   i ? 0 : nr_sleep_ms,
+			   nr_read_bytes && i == ncalls - 1);
 		memcpy(slot, m.m_buf, m.m_len);
 		if (!rdma_post_send(nr_id, NULL, slot, m.m_len, nr_smr, 0))
 			continue;
@@ -209,7 +239,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: norecv_peer -a SERVER -b SOURCE -p PORT [-n CALLS]\n"
 		"       [-f SENTFILE] [-s STOPFILE] [-i IDLE_SECS] [-t SECS] [-q]\n"
-		"       [-c CREDITS] [-S SLEEP_MS]\n");
+		"       [-c CREDITS] [-S SLEEP_MS] [-R BYTES]\n");
 	exit(2);
 }
 
@@ -222,7 +252,7 @@ int main(int argc, char **argv)
 	int64_t t0, gone_at = -1, idle_end;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:qc:S:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:f:s:i:t:qc:S:R:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'b': src = optarg; break;
@@ -235,6 +265,7 @@ int main(int argc, char **argv)
 		case 'q': quit = 1; break;
 		case 'c': nr_credits = (uint32_t)atoi(optarg); break;
 		case 'S': nr_sleep_ms = (uint32_t)atoi(optarg); break;
+		case 'R': nr_read_bytes = (uint32_t)atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -245,8 +276,14 @@ int main(int argc, char **argv)
 	rawpeer_name = "norecv_peer";
 	/* Nothing may hang: a blocked librdmacm call ends with SIGALRM. */
 	alarm((unsigned)(timeout + idle + 30));
+	if (nr_read_bytes) {
+		/* The Read chunk's Call last, behind -S's sleep if any. */
+		ncalls = nr_sleep_ms ? 2 : 1;
+		nr_read_bytes = (nr_read_bytes + 3) & ~3u;
+	}
 	nr_sbuf = calloc((size_t)ncalls, NR_SLOT);
-	if (!nr_sbuf)
+	nr_chunk = nr_read_bytes ? calloc(1, nr_read_bytes) : NULL;
+	if (!nr_sbuf || (nr_read_bytes && !nr_chunk))
 		die("out of memory");
 
 	connect_server(addr, port, src, ncalls, timeout);
@@ -260,6 +297,15 @@ int main(int argc, char **argv)
 	sent = send_calls(ncalls, &ok, &failed);
 	printf("norecv_peer: %d Calls sent: %d completed, %d failed, in %lld ms\n",
 	       sent, ok, failed, (long long)(now_ms() - t0));
+	if (nr_read_bytes) {
+		/* Its chunk unanswerable: the QP goes to the error state,
+		 * the CM is told nothing. */
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+		if (ibv_modify_qp(nr_id->qp, &qa, IBV_QP_STATE))
+			die("ibv_modify_qp to ERR: %s", strerror(errno));
+		printf("# QP in error, still connected for the CM\n");
+	}
 	if (sentfile) {
 		f = fopen(sentfile, "w");
 		if (!f || fclose(f))
@@ -286,7 +332,10 @@ int main(int argc, char **argv)
 	if (gone_at < 0)
 		rdma_disconnect(nr_id);
 	rdma_dereg_mr(nr_smr);
+	if (nr_cmr)
+		ibv_dereg_mr(nr_cmr);
 	rdma_destroy_ep(nr_id);
 	free(nr_sbuf);
+	free(nr_chunk);
 	return 0;
 }

@@ -351,6 +351,37 @@ START_TEST(scratch_exhaustion)
 }
 END_TEST
 
+/* A message already linear (a parked Reply's copy): one copied segment,
+ * no reference, read out whole; empty when there is nothing. */
+START_TEST(wrap_is_one_copied_segment)
+{
+	static char mem[100], back[100];
+	struct rpcrdma_xdr_view head, pages, tail;
+	struct rpcrdma_xdr_buf xb;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(mem); i++)
+		mem[i] = (char)i;
+	rpcrdma_xdrbuf_wrap(&xb, mem, sizeof(mem));
+	ck_assert_uint_eq(rpcrdma_xdrbuf_len(&xb), sizeof(mem));
+	ck_assert_uint_eq(rpcrdma_xdrbuf_nsegs(&xb), 1);
+	ck_assert_uint_eq(rpcrdma_xdrbuf_nrefs(&xb), 0);
+	rpcrdma_xdrbuf_views(&xb, &head, &pages, &tail);
+	ck_assert_uint_eq(head.xv_len, sizeof(mem));
+	ck_assert_uint_eq(pages.xv_len + tail.xv_len, 0);
+	ck_assert_int_eq(rpcrdma_xdrbuf_copy_out(&xb, back, sizeof(back)),
+			 (ssize_t)sizeof(back));
+	ck_assert_mem_eq(back, mem, sizeof(mem));
+	ck_assert_int_eq(rpcrdma_xdrbuf_copy_out(&xb, back, sizeof(back) - 1),
+			 -EMSGSIZE);
+	rpcrdma_xdrbuf_wrap(&xb, NULL, 0);
+	ck_assert_uint_eq(rpcrdma_xdrbuf_len(&xb), 0);
+	ck_assert_uint_eq(rpcrdma_xdrbuf_nsegs(&xb), 0);
+	rpcrdma_xdrbuf_wrap(&xb, mem, 0);
+	ck_assert_uint_eq(rpcrdma_xdrbuf_nsegs(&xb), 0);
+}
+END_TEST
+
 /*
  * Thresholds of 1 to 3 (page_threshold allows them): an opaque shorter
  * than the threshold is copied with its padding, which is never
@@ -669,6 +700,7 @@ int main(void)
 	tcase_add_test(tc, copy_out_and_reset);
 	tcase_add_test(tc, big_strings);
 	tcase_add_test(tc, full_flag_segments);
+	tcase_add_test(tc, wrap_is_one_copied_segment);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
