@@ -22,7 +22,8 @@
  * harness stopping a server whose client failed) the listener's counters
  * are printed first, so that a Call that never arrived can be told from
  * a Reply that never reached the client.  -W: no Reply may have waited
- * for its Send (rs_reply_waits_for_send 0), svc_sendreply() too.
+ * for its Send (rs_reply_waits_for_send 0), svc_sendreply() too; -O: some
+ * Reply's results must have been copied for it (rs_reply_copies).
  */
 #include "config.h"
 #include <errno.h>
@@ -497,7 +498,8 @@ static int pool_verify(const struct rpcrdma_stats *st, int region, int fallback)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
-	int own_loop = 0, no_wait = 0, strategy = -1, live = -1, fallback = -1;
+	int own_loop = 0, no_wait = 0, want_copies = 0;
+	int strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
 	uint32_t threads = 0, inl = TEST_INLINE_RECV_DEFAULT;
@@ -509,7 +511,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:W")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:WO")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -550,6 +552,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l': own_loop = 1; break;
 		case 'W': no_wait = 1; break;
+		case 'O': want_copies = 1; break;
 		case 'c': show_addrs = 1; break;
 		case 'S': term_on = 1; break;
 		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
@@ -698,6 +701,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_replies_parked);
 		printf("server: reads_deferred %llu\n",
 		       (unsigned long long)st.rs_reads_deferred);
+		if (want_copies && !st.rs_reply_copies) {
+			printf("server: FAIL: no Reply's results were copied\n");
+			return 1;
+		}
 		if (no_wait && st.rs_reply_waits_for_send) {
 			printf("server: FAIL: a service thread waited for a Send\n");
 			return 1;
