@@ -81,6 +81,18 @@ int svc_rdma_park_reply(struct svc_rdma_park *pa, struct rpcrdma_xprt *x,
 	return 0;
 }
 
+/* A parked Reply went: counted as a Reply sent (an RDMA_ERROR was counted
+ * when it was answered).  pk may not be touched once its release is
+ * queued: count from what was read before. */
+static void count_posted(struct rpcrdma_xprt *x, bool reply)
+{
+	if (!reply)
+		return;
+	pthread_mutex_lock(&x->rx_lock);
+	x->rx_stats.rs_replies++;
+	pthread_mutex_unlock(&x->rx_lock);
+}
+
 /*
  * Post the head Reply now: 0 posted (or failed for good, given back),
  * -EAGAIN when no send context or Write room is free yet (nothing posted,
@@ -92,6 +104,7 @@ static int park_post(struct svc_rdma_parked *pk)
 	struct rpcrdma_xprt *x = pk->pk_x;
 	struct rpcrdma_release rel = { 0, park_release, pk };
 	uint32_t n = pk->pk_pre.sp_nwrites;
+	bool reply = pk->pk_reply;
 	uint64_t seq;
 	int rc, queued;
 
@@ -104,6 +117,14 @@ static int park_post(struct svc_rdma_parked *pk)
 	rc = rpcrdma_xprt_send_chain(x, pk->pk_hdr, pk->pk_hdrlen,
 				     &pk->pk_body, &park_now, &rel,
 				     &pk->pk_pre, &seq, &queued);
+	/* Queued (before its post): park_release is the release queue's,
+	 * run on its completion or when the QP goes, even if the post
+	 * failed. */
+	if (queued) {
+		if (!rc)
+			count_posted(x, reply);
+		return 0;
+	}
 	if (rc && !seq) {
 		/* Nothing posted. */
 		if (n)
@@ -111,13 +132,8 @@ static int park_post(struct svc_rdma_parked *pk)
 		pk->pk_room = 0;
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	}
-	if (!rc && pk->pk_reply) {
-		pthread_mutex_lock(&x->rx_lock);
-		x->rx_stats.rs_replies++;
-		pthread_mutex_unlock(&x->rx_lock);
-	}
-	if (queued)
-		return 0;		/* park_release runs on its completion */
+	if (!rc)
+		count_posted(x, reply);
 	if (rc) {
 		park_release(pk, -EINPROGRESS);	/* posted, perhaps in part */
 		return 0;
@@ -142,9 +158,12 @@ static void park_drain_locked(struct svc_rdma_park *pa)
 	struct svc_rdma_parked *pk;
 
 	while ((pk = pa->pa_head)) {
+		/* Read first: once posted, its release may free it at once. */
+		struct svc_rdma_parked *next = pk->pk_next;
+
 		if (park_post(pk))
 			return;
-		pa->pa_head = pk->pk_next;
+		pa->pa_head = next;
 		if (!pa->pa_head)
 			pa->pa_tail = NULL;
 		__atomic_store_n(&pa->pa_n, pa->pa_n - 1, __ATOMIC_RELEASE);
