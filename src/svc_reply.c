@@ -30,9 +30,9 @@
  * past its grant.  What may still wait, up to svc_stall_ms (default 1 s,
  * svc_rdma_stall_deadline), is a full release queue, Writes too many to
  * chain, and a service thread's RDMA Read chains (svc_chunks.c; svc_run
- * does not wait for Reads): past it the connection is
- * torn down and its address refused for 30 times as long
- * (svc_rdma_peer_stalled), the last resort.  Read and Write chains get
+ * does not wait for Reads): past it the connection is torn down and its
+ * address refused for 30 times as long (svc_rdma_peer_stalled), the last
+ * resort.  Read and Write chains get
  * the bound plus their bytes at 4 MiB/s (SVC_RDMA_STALL_FLOOR_BPS): a
  * large transfer is not a stall.
  */
@@ -248,9 +248,9 @@ static const struct timespec reply_now;
  * body is copied (into the chunk pool when no send buffer holds it); the
  * chain ch, if any, goes with it.  reply: a Reply, not an RDMA_ERROR
  * (rs_replies counts it when it goes).  1 parked; or -ENOBUFS, the
- * connection closed
- * for having more Replies out than any grant allows (its peer takes none
- * and keeps sending); or no memory.  Nothing is kept on failure.
+ * connection closed for having more Replies out than any grant allows
+ * (its peer takes none and keeps sending); or no memory.  Nothing is
+ * kept on failure.
  */
 static int reply_park(struct svc_rdma_conn *c, const void *hdr, size_t hdrlen,
 		      const struct rpcrdma_xdr_buf *body,
