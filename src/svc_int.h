@@ -212,7 +212,8 @@ void svc_rdma_idle_tick(struct svc_rdma_listener *l, int fd);
 /* svc_call.c: the next Call of a connection, decoded into msg; FALSE: none. */
 bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg);
 
-/* svc_reply.c: Replies, RDMA_ERRORs, and tearing down a stalled peer. */
+/* svc_reply.c: Replies; svc_reply_post.c: posting them, RDMA_ERRORs, and
+ * tearing down a stalled peer. */
 bool_t svc_rdma_reply(struct svc_rdma_conn *c, SVCAUTH *auth,
 		      struct rpc_msg *msg);
 void svc_rdma_reply_kept(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
@@ -280,7 +281,7 @@ uint32_t svc_rdma_conn_grant(struct svc_rdma_conn *c, uint32_t requested,
 void svc_rdma_conn_grant_stats(struct svc_rdma_conn *c,
 			       struct rpcrdma_stats *st, int first);
 /* Its peer broke RFC 8166's credit rule (a Call past its grant on a shared
- * queue, or more Replies out than max_requests, svc_reply.c): closed
+ * queue, or more Replies out than max_requests, svc_reply_post.c): closed
  * alone, counted in rs_grant_exceeded. */
 void svc_rdma_conn_past_grant(struct svc_rdma_conn *c);
 /* Its receives back to its shared queue, its share released: the QP is gone. */

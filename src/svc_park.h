@@ -3,7 +3,7 @@
  * or its send-queue room for RDMA Writes were all held by Sends not yet
  * completed: each keeps what its Send needs, owned, and whoever reaps the
  * connection next posts them, in order.  So no serving thread waits for
- * one peer to take its Sends (svc_reply.c parks, svc_conn.c drains).
+ * one peer to take its Sends (svc_reply_post.c parks, svc_conn.c drains).
  */
 #ifndef RPCRDMA_SVC_PARK_H
 #define RPCRDMA_SVC_PARK_H
