@@ -171,13 +171,33 @@ static int chain_done(void *arg)
 			       __ATOMIC_ACQUIRE) != 0;
 }
 
+/* rpcrdma_rw_start as a condition for reap_until: true once it posted
+ * (rs_rc the pieces) or failed, false while there is no room. */
+struct rw_start {
+	struct rpcrdma_xprt *rs_x;
+	struct rpcrdma_rw_ctx *rs_rw;
+	int rs_write;
+	const struct rpcrdma_sge *rs_local;
+	const struct rpcrdma_remote *rs_remote;
+	unsigned int rs_n;
+	int rs_rc;
+};
+
+static int try_start(void *arg)
+{
+	struct rw_start *s = arg;
+
+	s->rs_rc = rpcrdma_rw_start(s->rs_x, s->rs_rw, s->rs_write, s->rs_local,
+				    s->rs_remote, s->rs_n);
+	return s->rs_rc != -EAGAIN;
+}
+
 int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		    int write,
 		    const struct rpcrdma_sge *local,
 		    const struct rpcrdma_remote *remote, unsigned int n,
 		    const struct timespec *deadline)
 {
-	uint32_t chain = chain_max(x, write);
 	unsigned int done = 0;
 	int rc = 0;
 
@@ -185,38 +205,28 @@ int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 	 * Read chunks ERR_CHUNK before coming here). */
 	if (!write && !x->rx_ep.re_rd_depth)
 		return -EACCES;
-	if (!chain)
+	if (!chain_max(x, write))
 		return -EINVAL;
 	while (done < n && !rc) {
-		struct room r = { x, n - done < chain ? n - done : chain, !write };
+		struct rw_start s = { x, rw, write, local + done, remote + done,
+				      n - done, 0 };
 
-		rc = reap_until(x, take_room, &r, deadline);
+		/* Posted once room comes; nothing goes on a failing QP. */
+		rc = reap_until(x, try_start, &s, deadline);
+		if (!rc && s.rs_rc < 0)
+			rc = s.rs_rc;
 		if (rc)
 			break;
-		/* Nothing more goes on a QP already failing. */
-		rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
-		if (rc) {
-			give_room(&r);
-			break;
-		}
-		rw->rw_cqe.cq_kind = RPCRDMA_CQE_RW;
-		rw->rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
-		__atomic_store_n(&rw->rw_status, 0, __ATOMIC_RELEASE);
-		rc = rpcrdma_post_rw(&x->rx_ep, write, local + done,
-				     remote + done, r.want, &rw->rw_cqe,
-				     &rw->rw_member);
-		if (!rc) {
-			rc = reap_until(x, chain_done, rw, deadline);
-			/* A failed chain also kills the connection (flushed). */
-			if (!rc && rw->rw_status < 0)
-				rc = rw->rw_status;
-		}
+		rc = reap_until(x, chain_done, rw, deadline);
+		/* A failed chain also kills the connection (flushed). */
+		if (!rc && rw->rw_status < 0)
+			rc = rw->rw_status;
 		/* The room comes back only once nothing of the chain can
 		 * still be in the send queue: after its completion, or once
 		 * the QP is gone (it is then destroyed, not reused). */
-		if (!rc || rc != -ETIMEDOUT)
-			give_room(&r);
-		done += r.want;
+		if (rc != -ETIMEDOUT)
+			rpcrdma_rw_end(x, write, (unsigned int)s.rs_rc);
+		done += (unsigned int)s.rs_rc;
 	}
 	return rc;
 }
