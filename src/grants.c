@@ -72,7 +72,7 @@ void rpcrdma_grant_posted(struct rpcrdma_grant_pool *p, uint32_t n)
 
 bool rpcrdma_grant_short(const struct rpcrdma_grant_pool *p)
 {
-	return rpcrdma_grant_room(p) < p->gp_buffers / 4;
+	return rpcrdma_grant_room(p) + p->gp_back < p->gp_buffers / 4;
 }
 
 bool rpcrdma_grant_pressed(const struct rpcrdma_grant_pool *p)
@@ -146,6 +146,14 @@ static uint64_t grant_free_reach(const struct rpcrdma_grant *g)
 	return g->gr_horizon > next ? g->gr_horizon - next : 0;
 }
 
+bool rpcrdma_grant_wants_back(const struct rpcrdma_grant_pool *p,
+			      const struct rpcrdma_grant *g,
+			      uint32_t requested)
+{
+	return p->gp_back && rpcrdma_grant_want(p, g, requested) >
+			     grant_free_reach(g) + rpcrdma_grant_room(p);
+}
+
 uint32_t rpcrdma_grant_reply(struct rpcrdma_grant_pool *p,
 			     struct rpcrdma_grant *g, uint32_t requested,
 			     bool *limited)
@@ -199,6 +207,19 @@ bool rpcrdma_grant_check(struct rpcrdma_grant_pool *p)
 		return true;
 	p->gp_overcommits++;
 	return false;
+}
+
+uint32_t rpcrdma_grant_batch(uint32_t n)
+{
+	uint32_t b = n / 16;
+
+	return b < 1 ? 1 : b > RPCRDMA_GRANT_BATCH_MAX ? RPCRDMA_GRANT_BATCH_MAX : b;
+}
+
+bool rpcrdma_grant_refill_now(uint32_t back, uint32_t batch,
+			      bool room_wanted)
+{
+	return back && (back >= batch || room_wanted);
 }
 
 uint32_t rpcrdma_grant_reserve(uint32_t n)

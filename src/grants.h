@@ -29,6 +29,9 @@ struct rpcrdma_grant_pool {
 	uint32_t gp_posted;		/* of them, posted now */
 	uint32_t gp_reserve;		/* posted but never granted: a peer
 					 * over its grant takes these first */
+	uint32_t gp_back;		/* given back by served Calls, to be
+					 * posted with the next batch: never
+					 * granted before, but no shortage */
 	uint64_t gp_committed;		/* Calls the clients may still send */
 	uint32_t gp_conns;		/* connections holding a share */
 	uint32_t gp_max;		/* buffers it may grow to (0 or at
@@ -111,7 +114,10 @@ void rpcrdma_grant_posted(struct rpcrdma_grant_pool *p, uint32_t n);
  */
 uint32_t rpcrdma_grant_want(const struct rpcrdma_grant_pool *p,
 			    const struct rpcrdma_grant *g, uint32_t requested);
-/* Less than a quarter of the queue's buffers free (room). */
+/*
+ * Less than a quarter of the queue's buffers free: room, and those given
+ * back and waiting for their batch's post (a batch is no shortage).
+ */
 bool rpcrdma_grant_short(const struct rpcrdma_grant_pool *p);
 /*
  * The queue is pressed: short of room and at the most buffers it may
@@ -146,6 +152,31 @@ void rpcrdma_grant_release(struct rpcrdma_grant_pool *p,
 
 /* Whether the invariant holds now (counted in gp_overcommits if not). */
 bool rpcrdma_grant_check(struct rpcrdma_grant_pool *p);
+
+/*
+ * Served Calls' buffers are given back to a queue in batches: one post
+ * (and one pass under the queue's lock) for several.  The batch of a
+ * queue of n buffers: n / 16, within 1..RPCRDMA_GRANT_BATCH_MAX, so the
+ * buffers held back never reach the reserve's size.
+ */
+#define RPCRDMA_GRANT_BATCH_MAX 16
+uint32_t rpcrdma_grant_batch(uint32_t n);
+/*
+ * Whether back buffers given back and not yet posted are to be posted
+ * now: a whole batch, or any when room is wanted (a connection to admit
+ * finds none; rpcrdma_grant_wants_back): before the queue grows.
+ */
+bool rpcrdma_grant_refill_now(uint32_t back, uint32_t batch,
+			      bool room_wanted);
+/*
+ * Whether the next Reply to g's Calls would grant less than its policy
+ * wants (rpcrdma_grant_want) for want of room that the buffers given
+ * back (gp_back) would give: they are posted first, so a batch never
+ * changes a grant.
+ */
+bool rpcrdma_grant_wants_back(const struct rpcrdma_grant_pool *p,
+			      const struct rpcrdma_grant *g,
+			      uint32_t requested);
 
 /* The reserve of a queue of n buffers: max(8, n / 16), at most n / 2. */
 uint32_t rpcrdma_grant_reserve(uint32_t n);

@@ -1,9 +1,10 @@
 /*
  * Shared receive queues (svc_srq.h): per device and size class one SRQ,
  * its buffers registered in chunks of SVC_RDMA_SRQ_CHUNK as grants need
- * them, up to recv_buffers.  Invariant (grants.h): the Calls every client
- * of a queue may still send never exceed its posted receives; the
- * bookkeeping is grants.c's, done here under the queue's sq_lock.
+ * them, up to recv_buffers, and given back in batches.  Invariant
+ * (grants.h): the Calls every client of a queue may still send never
+ * exceed its posted receives; the bookkeeping is grants.c's, done here
+ * under the queue's sq_lock.
  */
 #include "config.h"
 #include <errno.h>
@@ -41,6 +42,28 @@ static int srq_post(struct svc_rdma_srq *q, struct rpcrdma_rep *const *reps,
 	rpcrdma_grant_check(&q->sq_pool);
 	pthread_mutex_unlock(&q->sq_lock);
 	return rc;
+}
+
+/*
+ * Under sq_lock: the buffers given back, taken to be posted if it is
+ * time (all of them when room is wanted).  Why batches: each post is a
+ * pass under sq_lock, which every connection's Calls and Replies take,
+ * and a doorbell on the device.  What it costs: nothing a client sees.
+ * A batch is at most a sixteenth of the queue and never granted until
+ * posted (the invariant holds as before); a Reply whose grant they would
+ * raise, and a connection that finds no room, post them first.
+ */
+static unsigned int srq_take_back(struct svc_rdma_srq *q,
+				  struct rpcrdma_rep **reps, bool room_wanted)
+{
+	unsigned int n = q->sq_pool.gp_back;
+
+	if (!rpcrdma_grant_refill_now(n, q->sq_batch, room_wanted))
+		return 0;
+	memcpy(reps, q->sq_back, n * sizeof(*reps));
+	q->sq_pool.gp_back = 0;
+	q->sq_refills++;
+	return n;
 }
 
 /*
@@ -117,6 +140,7 @@ static int srq_grow(struct svc_rdma_srq *q)
 	pthread_mutex_lock(&q->sq_lock);
 	q->sq_pool.gp_buffers += SVC_RDMA_SRQ_CHUNK;
 	q->sq_pool.gp_reserve = rpcrdma_grant_reserve(q->sq_pool.gp_buffers);
+	q->sq_batch = rpcrdma_grant_batch(q->sq_pool.gp_buffers);
 	q->sq_pinned += len;
 	pthread_mutex_unlock(&q->sq_lock);
 	rc = srq_post(q, reps, SVC_RDMA_SRQ_CHUNK);
@@ -191,14 +215,23 @@ static struct svc_rdma_srq *srq_new(struct svc_rdma_srqs *ss, struct ibv_pd *pd,
 /* Whether the class's queue can take one more floor, growing it if not. */
 static bool srq_has_room(struct svc_rdma_srq *q)
 {
+	struct rpcrdma_rep *reps[RPCRDMA_GRANT_BATCH_MAX];
+	unsigned int n;
 	bool room;
 
-	do {
+	for (;;) {
 		pthread_mutex_lock(&q->sq_lock);
 		room = rpcrdma_grant_room(&q->sq_pool) >= 1;
+		n = room ? 0 : srq_take_back(q, reps, true);
 		pthread_mutex_unlock(&q->sq_lock);
-	} while (!room && !srq_grow(q));
-	return room;
+		if (room)
+			return true;
+		/* Buffers given back first, then more registered. */
+		if (n)
+			srq_post(q, reps, n);
+		else if (srq_grow(q))
+			return false;
+	}
 }
 
 int svc_rdma_srq_attach(struct svc_rdma_srqs *ss, struct ibv_context *verbs,
@@ -298,16 +331,33 @@ void svc_rdma_srq_lost(struct svc_rdma_srq *q, struct rpcrdma_rep *rep)
 
 int svc_rdma_srq_repost(struct svc_rdma_srq *q, struct rpcrdma_rep *rep)
 {
-	return srq_post(q, &rep, 1);
+	struct rpcrdma_rep *reps[RPCRDMA_GRANT_BATCH_MAX];
+	unsigned int n;
+
+	pthread_mutex_lock(&q->sq_lock);
+	q->sq_back[q->sq_pool.gp_back++] = rep;
+	n = srq_take_back(q, reps, false);
+	pthread_mutex_unlock(&q->sq_lock);
+	return n ? srq_post(q, reps, n) : 0;
 }
 
 uint32_t svc_rdma_srq_grant(struct svc_rdma_srq *q, struct rpcrdma_grant *g,
 			    uint32_t requested, bool error, int *raised)
 {
+	struct rpcrdma_rep *reps[RPCRDMA_GRANT_BATCH_MAX];
 	bool limited = false;
+	unsigned int n = 0;
 	uint32_t was, v;
 
 	pthread_mutex_lock(&q->sq_lock);
+	/* Room that buffers given back would give: they are posted first. */
+	if (!error && rpcrdma_grant_wants_back(&q->sq_pool, g, requested))
+		n = srq_take_back(q, reps, true);
+	if (n) {
+		pthread_mutex_unlock(&q->sq_lock);
+		srq_post(q, reps, n);
+		pthread_mutex_lock(&q->sq_lock);
+	}
 	was = g->gr_granted;
 	v = error ? rpcrdma_grant_error(&q->sq_pool, g) :
 		    rpcrdma_grant_reply(&q->sq_pool, g, requested, &limited);
@@ -378,7 +428,9 @@ void svc_rdma_srqs_stats(struct svc_rdma_srqs *ss, struct rpcrdma_stats *st)
 			continue;
 		pthread_mutex_lock(&q->sq_lock);
 		st->rs_srq_posted += q->sq_pool.gp_posted;
-		st->rs_srq_in_use += q->sq_pool.gp_buffers - q->sq_pool.gp_posted;
+		st->rs_srq_in_use += q->sq_pool.gp_buffers - q->sq_pool.gp_posted -
+				     q->sq_pool.gp_back;
+		st->rs_srq_refills += q->sq_refills;
 		st->rs_srq_pinned += q->sq_pinned;
 		st->rs_srq_committed += q->sq_pool.gp_committed;
 		st->rs_grant_overcommits += q->sq_pool.gp_overcommits;

@@ -35,6 +35,12 @@ struct svc_rdma_srq {
 	int sq_grow_failed;		/* registering more failed: stop trying */
 	int sq_armed;			/* its limit event armed (atomic: armed
 					 * twice at worst, which is harmless) */
+	/* Buffers given back, not yet posted (sq_lock; sq_pool.gp_back of
+	 * them): posted together once there are sq_batch, or when room
+	 * is wanted. */
+	struct rpcrdma_rep *sq_back[RPCRDMA_GRANT_BATCH_MAX];
+	uint32_t sq_batch;		/* rpcrdma_grant_batch(gp_buffers) */
+	uint64_t sq_refills;		/* posts of given-back buffers */
 };
 
 /* The queues of one device (struct svc_rdma_dev holds it). */
@@ -71,7 +77,12 @@ int svc_rdma_srq_call(struct svc_rdma_srq *q, struct rpcrdma_grant *g);
 void svc_rdma_srq_dropped(struct svc_rdma_srq *q, struct rpcrdma_grant *g);
 /* A receive of q completed in error (flushed): its buffer goes back. */
 void svc_rdma_srq_lost(struct svc_rdma_srq *q, struct rpcrdma_rep *rep);
-/* A Call's buffer goes back: 0, or the post's negative errno. */
+/*
+ * A Call's buffer goes back: posted with the others given back once
+ * there are a batch of them, or at once while the queue is short of room
+ * (grants.h, rpcrdma_grant_refill_now).  0, or the negative errno of the
+ * post this call made.
+ */
 int svc_rdma_srq_repost(struct svc_rdma_srq *q, struct rpcrdma_rep *rep);
 /* The grant the Reply (error: the RDMA_ERROR) to one of g's Calls carries. */
 uint32_t svc_rdma_srq_grant(struct svc_rdma_srq *q, struct rpcrdma_grant *g,

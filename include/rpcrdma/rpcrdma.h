@@ -246,6 +246,9 @@ struct rpcrdma_stats {
 	uint64_t rs_reads_deferred;	/* server, svc_run: Calls whose RDMA Reads were still under way
 					 * when the thread went on to other connections (dispatched
 					 * when they complete) */
+	uint64_t rs_srq_refills;	/* server: posts that gave served Calls' buffers back to a shared
+					 * receive queue, each a batch (rs_recv_posted / rs_srq_refills:
+					 * buffers per post) */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

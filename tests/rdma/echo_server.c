@@ -23,7 +23,9 @@
  * are printed first, so that a Call that never arrived can be told from
  * a Reply that never reached the client.  -W: no Reply may have waited
  * for its Send (rs_reply_waits_for_send 0), svc_sendreply() too; -O: some
- * Reply's results must have been copied for it (rs_reply_copies).
+ * Reply's results must have been copied for it (rs_reply_copies); -K:
+ * served Calls' shared receive buffers must have gone back in batches,
+ * two or more per post (rs_recv_posted, rs_srq_refills).
  */
 #include "config.h"
 #include <errno.h>
@@ -194,6 +196,8 @@ bool_t echo_srq_1_svc(void *argp, echo_srq *res, struct svc_req *rq)
 	res->eq_downgrades = (unsigned)st.rs_recv_downgrades;
 	res->eq_ring_kb = (unsigned)(st.rs_ring_pinned >> 10);
 	res->eq_limit_events = (unsigned)st.rs_srq_limit_events;
+	res->eq_recv_posted = (unsigned)st.rs_recv_posted;
+	res->eq_refills = (unsigned)st.rs_srq_refills;
 	return TRUE;
 }
 
@@ -498,7 +502,7 @@ static int pool_verify(const struct rpcrdma_stats *st, int region, int fallback)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
-	int own_loop = 0, no_wait = 0, want_copies = 0;
+	int own_loop = 0, no_wait = 0, want_copies = 0, want_batches = 0;
 	int strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
@@ -511,7 +515,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:WO")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:WOK")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -553,6 +557,7 @@ int main(int argc, char **argv)
 		case 'l': own_loop = 1; break;
 		case 'W': no_wait = 1; break;
 		case 'O': want_copies = 1; break;
+		case 'K': want_batches = 1; break;
 		case 'c': show_addrs = 1; break;
 		case 'S': term_on = 1; break;
 		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
@@ -699,8 +704,16 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_reply_waits_for_send,
 		       (unsigned long long)st.rs_mapped_sends,
 		       (unsigned long long)st.rs_replies_parked);
-		printf("server: reads_deferred %llu\n",
-		       (unsigned long long)st.rs_reads_deferred);
+		printf("server: reads_deferred %llu recv_posted %llu "
+		       "srq_refills %llu\n",
+		       (unsigned long long)st.rs_reads_deferred,
+		       (unsigned long long)st.rs_recv_posted,
+		       (unsigned long long)st.rs_srq_refills);
+		if (want_batches && (!st.rs_srq_refills ||
+				     st.rs_srq_refills * 2 > st.rs_recv_posted)) {
+			printf("server: FAIL: receives given back one by one\n");
+			return 1;
+		}
 		if (want_copies && !st.rs_reply_copies) {
 			printf("server: FAIL: no Reply's results were copied\n");
 			return 1;

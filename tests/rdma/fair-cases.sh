@@ -94,7 +94,7 @@ flood() {
 		why="stalled_conns '$stalled': the killed flood was judged a stall"
 	yielded=$(sed -n 's/^server: fair turns_yielded \([0-9]*\) forced_leads \([0-9]*\) .*/\1 \2/p' \
 		"$work/$name.server")
-	deferred=$(sed -n 's/^server: reads_deferred \([0-9]*\)$/\1/p' "$work/$name.server")
+	deferred=$(sed -n 's/^server: reads_deferred \([0-9]*\) .*/\1/p' "$work/$name.server")
 	echo "# $kind $name: turns_yielded forced_leads: $yielded reads_deferred: $deferred"
 	if [ "$fair_measure" = 0 ] && [ -z "$why" ]; then
 		set -- $yielded

@@ -53,8 +53,9 @@ struct srq {
 	uint32_t posted, in_use, pinned_kb, committed, gmin, gmax, gsum;
 	uint32_t raises, cuts, exceeded, overcommits, fallbacks, downgrades;
 	uint32_t ring_kb, vmpin_kb, threads, limit_events;
+	uint32_t recv_posted, refills;
 };
-#define SRQ_WORDS 17
+#define SRQ_WORDS 19
 
 static const char *gp_addr, *gp_port, *gp_src;
 static uint32_t gp_xid;
@@ -219,11 +220,12 @@ static void get_srq(struct conn *w, struct srq *s)
 	printf("# srq: posted %u in_use %u pinned %u kB committed %u grants "
 	       "%u..%u sum %u raises %u cuts %u exceeded %u overcommits %u "
 	       "fallbacks %u downgrades %u rings %u kB vmpin %u kB threads %u "
-	       "limit_events %u\n",
+	       "limit_events %u recv_posted %u refills %u\n",
 	       s->posted, s->in_use, s->pinned_kb, s->committed, s->gmin,
 	       s->gmax, s->gsum, s->raises, s->cuts, s->exceeded,
 	       s->overcommits, s->fallbacks, s->downgrades, s->ring_kb,
-	       s->vmpin_kb, s->threads, s->limit_events);
+	       s->vmpin_kb, s->threads, s->limit_events, s->recv_posted,
+	       s->refills);
 }
 
 /*
