@@ -83,6 +83,8 @@ static void give_room(struct room *r)
 	r->x->rx_rw_used -= r->want;
 	if (r->reads)
 		r->x->rx_rd_used -= r->want;
+	__atomic_store_n(&r->x->rx_rw_freed, r->x->rx_rw_freed + 1,
+			 __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&r->x->rx_lock);
 }
 

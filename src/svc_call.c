@@ -59,12 +59,45 @@ static void pull_failed(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 }
 
 /*
+ * Threaded: a Call with Read chunks goes to a holder of its connection
+ * (svc_hold.c), its Reads to be posted by the next step: 1 (held, or put
+ * back at the head of the queue when every holder is taken), or the
+ * pull's failure (-ENOMEM: answer ERR_CHUNK; -EPROTO: past its grant).
+ */
+static int conn_hold_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			  const struct rpcrdma_call_map *m, const uint8_t *inl,
+			  struct rpcrdma_rep *rep)
+{
+	struct svc_rdma_hold *h;
+	int rc;
+
+	rc = svc_rdma_hold_claim(c, rep, &h);
+	if (rc == -EBUSY)
+		return 1;
+	if (rc)
+		return rc;
+	h->ho_ct.ct_hdr = ct->ct_hdr;
+	rc = svc_rdma_pull_prepare(c, &h->ho_ct, m, inl, rep, &h->ho_rw);
+	if (rc) {
+		svc_rdma_hold_free(c, h);
+		return rc;
+	}
+	/* Ready for its first step at once: nothing was posted yet. */
+	h->ho_room = __atomic_load_n(&c->cn_x.rx_rw_freed, __ATOMIC_ACQUIRE) - 1;
+	svc_rdma_hold_put(c, h);
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_reads_deferred++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	return 1;
+}
+
+/*
  * Decode the transport header of a received Call into ct->ct_hdr and
  * find its RPC message: inline after the header, or reassembled from its
  * Read chunks.  0 with the message at *msgp; 1 when its Reads are under
- * way (svc_run: ct->ct_pull holds it until they complete); -1 when the
- * Call was answered with RDMA_ERROR or dropped (counted either way), its
- * receive reposted first.
+ * way (svc_run: ct->ct_pull holds it until they complete; threaded: a
+ * holder of the connection does); -1 when the Call was answered with
+ * RDMA_ERROR or dropped (counted either way), its receive reposted first.
  */
 static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			   struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
@@ -107,19 +140,27 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		svc_rdma_conn_dropped(c);
 		return -1;
 	}
-	/* Service threads wait for their Reads (each blocks only itself);
-	 * svc_run's one thread must not. */
-	if (c->cn_threaded)
-		rc = svc_rdma_pull_call(c, ct, &rv.rv_map,
-					rep->rr_buf + rv.rv_off, msgp, lenp);
-	else
-		rc = svc_rdma_pull_start(c, ct, &rv.rv_map,
-					 rep->rr_buf + rv.rv_off, rep, msgp,
-					 lenp);
-	if (!rc)
-		return 0;
-	if (rc == -EINPROGRESS)
-		return 1;
+	/* No thread waits for a Call's Reads (svc_chunks.c says why). */
+	if (c->cn_threaded) {
+		rc = conn_hold_call(c, ct, &rv.rv_map, rep->rr_buf + rv.rv_off,
+				    rep);
+		if (rc > 0)
+			return 1;
+	} else {
+		rc = svc_rdma_pull_prepare(c, ct, &rv.rv_map,
+					   rep->rr_buf + rv.rv_off, rep,
+					   &c->cn_rw[ct->ct_slot]);
+		if (!rc)
+			rc = svc_rdma_pull_step(c, ct, msgp, lenp);
+		if (!rc)
+			return 0;
+		if (rc == -EINPROGRESS) {
+			pthread_mutex_lock(&c->cn_x.rx_lock);
+			c->cn_x.rx_stats.rs_reads_deferred++;
+			pthread_mutex_unlock(&c->cn_x.rx_lock);
+			return 1;
+		}
+	}
 	pull_failed(c, ct, rep, rc);
 	return -1;
 }
@@ -163,7 +204,7 @@ static int deny_vers(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 
 bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 {
-	struct svc_rdma_call *ct = svc_rdma_conn_call(c);
+	struct svc_rdma_call *ct = svc_rdma_conn_call(c), *own = ct;
 	uint32_t nrecv = c->cn_qcap;
 
 	if (!ct)
@@ -189,16 +230,43 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 		    c->cn_x.rx_dead);
 	for (;;) {
 		struct rpcrdma_rep *rep = NULL;
+		struct svc_rdma_hold *h;
 		struct rpcrdma_drc_reply kept;
 		uint32_t len;
 		char *m;
 		int rc;
 
+		/* A held Call this thread took and is done with: its holder
+		 * is free, and the thread's own Call state is current again. */
+		if (ct != own) {
+			svc_rdma_hold_free(c, svc_rdma_hold_of(c, ct));
+			ct = own;
+			svc_rdma_thread_call = own;
+		}
 		/* svc_run: this turn's budget spent (on bad ones too), the
 		 * rest waits for the next turn (conn_stat yields). */
 		if (!c->cn_threaded && c->cn_turn >= SVC_RDMA_TURN_CALLS)
 			break;
-		/* A Call whose Reads are under way goes first: the
+		/* Threaded: a held Call whose chain completed goes first
+		 * (served by this thread once pulled whole). */
+		if (c->cn_threaded && (h = svc_rdma_hold_take(c, ct))) {
+			rep = h->ho_ct.ct_pull.pu_rep;
+			rc = svc_rdma_pull_step(c, &h->ho_ct, &m, &len);
+			if (rc == -EINPROGRESS) {
+				svc_rdma_hold_put(c, h);
+				continue;
+			}
+			if (rc) {
+				pull_failed(c, &h->ho_ct, rep, rc);
+				svc_rdma_hold_free(c, h);
+				continue;
+			}
+			h->ho_ct.ct_conn = c;
+			ct = &h->ho_ct;
+			svc_rdma_thread_call = ct;
+			goto pulled;
+		}
+		/* svc_run: a Call whose Reads are under way goes first: the
 		 * connection's later Calls wait behind it. */
 		if (ct->ct_pull.pu_rep) {
 			rep = ct->ct_pull.pu_rep;
@@ -214,7 +282,8 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 		/* Taken under the lock, handled outside it: a bad header's
 		 * RDMA_ERROR may have to reap for a send context. */
 		pthread_mutex_lock(&c->cn_lock);
-		if (c->cn_qlen) {
+		/* Threaded: the head waits for a free holder (svc_hold.c). */
+		if (c->cn_qlen && !c->cn_hold_full) {
 			rep = c->cn_queue[c->cn_qhead];
 			c->cn_qhead = (c->cn_qhead + 1) % nrecv;
 			__atomic_store_n(&c->cn_qlen, c->cn_qlen - 1,
@@ -230,9 +299,9 @@ bool_t svc_rdma_call_recv(struct svc_rdma_conn *c, struct rpc_msg *msg)
 			__atomic_store_n(&c->cn_last_call_ns,
 					 rpcrdma_poll_now_ns(NULL),
 					 __ATOMIC_RELAXED);
-			pthread_mutex_lock(&c->cn_x.rx_lock);
-			c->cn_x.rx_stats.rs_reads_deferred++;
-			pthread_mutex_unlock(&c->cn_x.rx_lock);
+			/* Threaded: on to its first step, or others. */
+			if (c->cn_threaded)
+				continue;
 			break;
 		}
 		if (rc)

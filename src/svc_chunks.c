@@ -1,7 +1,7 @@
 /*
  * The server's chunks (RFC 8166 section 3.5): a Call that came with a
  * read list is reassembled by RDMA Read into registered memory from the
- * chunk pool (under svc_run without waiting: pull_start/pull_step); a
+ * chunk pool, without waiting (pull_prepare/pull_step); a
  * Reply too large to Send is RDMA Written into the Reply chunk the Call
  * offered.  Deciding is rchunks.c's; moving is rdma_rw.c's,
  * the memory svc_mem.c's.
@@ -93,59 +93,31 @@ static void pull_done(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	*lenp = pu->pu_len;
 }
 
-/*
- * Returns 0 with the Call at *msgp, in ct->ct_callbuf until the Call is
- * answered; -ENOMEM (answer ERR_CHUNK, nothing was read); or the
- * connection's failure (-ETIMEDOUT: its Reads stalled, the caller tears
- * it down).  The serving thread waits for the Reads: service threads'
- * way (svc_rdma_pull_start is svc_run's).
- */
-int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const struct rpcrdma_call_map *m, const uint8_t *inl,
-		       char **msgp, uint32_t *lenp)
-{
-	struct svc_rdma_pull *pu = &ct->ct_pull;
-	struct timespec deadline;
-	int rc;
-
-	rc = pull_prepare(c, ct, m, inl);
-	if (rc)
-		return rc;
-	svc_rdma_stall_deadline(c, m->cm_chunk_bytes, &deadline);
-	rc = rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 0, pu->pu_local,
-			     pu->pu_remote, pu->pu_n, &deadline);
-	if (rc) {
-		svc_rdma_buf_hold(c, &ct->ct_callbuf);
-		return rc;
-	}
-	pull_done(c, ct, msgp, lenp);
-	return 0;
-}
-
-int svc_rdma_pull_start(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct rpcrdma_call_map *m, const uint8_t *inl,
-			struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp)
+int svc_rdma_pull_prepare(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			  const struct rpcrdma_call_map *m, const uint8_t *inl,
+			  struct rpcrdma_rep *rep, struct rpcrdma_rw_ctx *rw)
 {
 	int rc = pull_prepare(c, ct, m, inl);
 
 	if (rc)
 		return rc;
 	ct->ct_pull.pu_rep = rep;
-	return svc_rdma_pull_step(c, ct, msgp, lenp);
+	ct->ct_pull.pu_rw = rw;
+	return 0;
 }
 
 /*
- * Why no wait: under svc_run() one thread serves every connection, and a
- * chain of Reads lasts as long as the peer's adapter takes to answer
- * (seconds of retries for one that went without a word).  Its completion
- * comes on the connection's CQ, which svc_run polls: the Call goes on
- * from here when it does.
+ * Why no wait: under svc_run() one thread serves every connection, and
+ * service threads are few; a chain of Reads lasts as long as the peer's
+ * adapter takes to answer (seconds of retries for one that went without
+ * a word).  Its completion comes on the connection's CQ, which svc_run
+ * (or the threads' leader) polls: the Call goes on from here when it does.
  */
 int svc_rdma_pull_step(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       char **msgp, uint32_t *lenp)
 {
 	struct svc_rdma_pull *pu = &ct->ct_pull;
-	struct rpcrdma_rw_ctx *rw = &c->cn_rw[ct->ct_slot];
+	struct rpcrdma_rw_ctx *rw = pu->pu_rw;
 	struct rpcrdma_xprt *x = &c->cn_x;
 	int rc, st;
 
@@ -172,7 +144,7 @@ int svc_rdma_pull_step(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 				      pu->pu_remote + pu->pu_done,
 				      pu->pu_n - pu->pu_done);
 		/* No room now: a chain of this connection holds it, and its
-		 * completion brings svc_run back here. */
+		 * completion brings svc_run (or a service thread) back here. */
 		if (rc == -EAGAIN)
 			return -EINPROGRESS;
 		if (rc < 0)

@@ -212,8 +212,7 @@ static int conn_pull_ready(struct svc_rdma_conn *c)
 
 	if (__atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED))
 		return 1;
-	return pu->pu_posted &&
-	       rpcrdma_rw_state(&c->cn_rw[c->cn_call.ct_slot]) != 0;
+	return pu->pu_posted && rpcrdma_rw_state(pu->pu_rw) != 0;
 }
 
 /* A Call to serve, or the connection is gone: back to the dispatcher.  A
@@ -568,6 +567,8 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 			;
 	}
 	rpcrdma_xprt_fini(&c->cn_x);
+	/* Calls whose Reads were under way: receives and buffers back. */
+	svc_rdma_holds_fini(c);
 	/* Its QP is gone: it takes no more shared receives. */
 	svc_rdma_conn_srq_leave(c);
 	svc_rdma_dev_put(l, c->cn_dev);

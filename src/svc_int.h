@@ -31,6 +31,8 @@ struct rpcrdma_drc_reply;
  */
 struct svc_rdma_pull {
 	struct rpcrdma_rep *pu_rep;	/* the Call's receive; NULL: none under way */
+	struct rpcrdma_rw_ctx *pu_rw;	/* its chains' context: its slot's under
+					 * svc_run, its holder's when threaded */
 	uint32_t pu_len;		/* the Call's bytes, in ct_callbuf */
 	uint64_t pu_bytes;		/* what its Reads move */
 	unsigned int pu_n;		/* pieces to read */
@@ -61,6 +63,27 @@ struct svc_rdma_call {
 	struct svc_rdma_pull ct_pull;	/* svc_run: its Read chunks under way */
 };
 
+/*
+ * Threaded: a Call whose RDMA Reads are under way, held by its connection
+ * rather than by a service thread (svc_hold.c), so that no thread waits
+ * for a peer's adapter.
+ */
+enum svc_rdma_hold_state {
+	SVC_RDMA_HOLD_FREE = 0,		/* holds no Call */
+	SVC_RDMA_HOLD_PULLING,		/* its Reads under way, or waiting for
+					 * send-queue room: nobody touches it */
+	SVC_RDMA_HOLD_BUSY,		/* a thread steps it, or serves it once
+					 * pulled whole */
+};
+
+struct svc_rdma_hold {
+	struct svc_rdma_call ho_ct;	/* the Call (ct_slot: its thread's) */
+	struct rpcrdma_rw_ctx ho_rw;	/* its chains of Reads */
+	int ho_state;			/* enum svc_rdma_hold_state (cn_lock;
+					 * read atomically for a look) */
+	uint32_t ho_room;		/* rx_rw_freed before its last step */
+};
+
 /* One accepted connection. */
 struct svc_rdma_conn {
 	SVCXPRT cn_xprt;		/* svc_rdma.c's alone */
@@ -86,6 +109,11 @@ struct svc_rdma_conn {
 	struct svc_rdma_held *cn_held;	/* buffers a failed Read/Write may reach */
 	struct svc_rdma_park cn_park;	/* Replies not yet posted (svc_park.h) */
 	int cn_threaded;		/* served by the listener's threads */
+	struct svc_rdma_hold *cn_holds;	/* threaded: cn_nholds, made at its first
+					 * Call with Read chunks (svc_hold.c) */
+	uint32_t cn_nholds;
+	int cn_hold_full;		/* a Call waits at the queue's head for a
+					 * holder: the queue waits too (cn_lock) */
 	int cn_refs;			/* threaded: threads serving it (ln_lock) */
 	struct svc_rdma_conn *cn_gone;	/* threaded: the leader's to destroy */
 	struct svc_rdma_addr cn_laddr;	/* xp_ltaddr's storage */
@@ -236,20 +264,19 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what);
 void svc_rdma_chunk_limits(const struct svc_rdma_conn *c,
 			   struct rpcrdma_chunk_limits *lim);
 void svc_rdma_count_chunk_limit(struct svc_rdma_conn *c);
-int svc_rdma_pull_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-		       const struct rpcrdma_call_map *m, const uint8_t *inl,
-		       char **msgp, uint32_t *lenp);
 /*
- * The same without waiting (ct->ct_pull): start posts the first chain for
- * the Call received in rep; step, called again once the connection's
- * completions are reaped, posts the next or finishes.  Both return 0 with
- * the Call at *msgp (ct_pull.pu_rep cleared: rep is the caller's again),
- * -EINPROGRESS (Reads under way, pu_rep holds rep), or the connection's
- * failure or -ENOMEM as svc_rdma_pull_call (pu_rep cleared).
+ * A Call's Read chunks, pulled without waiting (ct->ct_pull): prepare
+ * lays out the Call received in rep (its inline pieces copied) for Reads
+ * into rw's chains, posting nothing: 0 (pu_rep holds rep), or -ENOMEM
+ * (answer ERR_CHUNK, nothing was read).  Step, called first and then
+ * again once the chain posted completed (or room came back), posts the
+ * next chain or finishes: 0 with the Call at *msgp (pu_rep cleared: rep
+ * is the caller's again), -EINPROGRESS (Reads under way, pu_rep holds
+ * rep), or the connection's failure (pu_rep cleared).
  */
-int svc_rdma_pull_start(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct rpcrdma_call_map *m, const uint8_t *inl,
-			struct rpcrdma_rep *rep, char **msgp, uint32_t *lenp);
+int svc_rdma_pull_prepare(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+			  const struct rpcrdma_call_map *m, const uint8_t *inl,
+			  struct rpcrdma_rep *rep, struct rpcrdma_rw_ctx *rw);
 int svc_rdma_pull_step(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		       char **msgp, uint32_t *lenp);
 
@@ -260,6 +287,30 @@ int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 			const struct svc_rdma_buf *b, uint64_t off,
 			const struct rpcrdma_chunk *written);
+
+/* svc_hold.c: threaded, the Calls whose Reads are under way. */
+/*
+ * A holder for the Call in rep, taken (BUSY): 0 with *hp; -EBUSY when
+ * every holder is taken, rep put back at the head of the connection's
+ * queue, which waits until one is free (cn_hold_full); -ENOMEM.
+ */
+int svc_rdma_hold_claim(struct svc_rdma_conn *c, struct rpcrdma_rep *rep,
+			struct svc_rdma_hold **hp);
+/* A holder whose chain completed, or whose room came back, taken (BUSY)
+ * for its next step by the thread serving with ct; NULL if none. */
+struct svc_rdma_hold *svc_rdma_hold_take(struct svc_rdma_conn *c,
+					 const struct svc_rdma_call *ct);
+/* Whether one is ready for that (a look, no lock: svc_threads.c). */
+bool svc_rdma_hold_ready(struct svc_rdma_conn *c);
+/* Stepped, its Reads under way again: back to PULLING. */
+void svc_rdma_hold_put(struct svc_rdma_conn *c, struct svc_rdma_hold *h);
+/* Its Call answered, dropped or failed: free, and the queue goes on. */
+void svc_rdma_hold_free(struct svc_rdma_conn *c, struct svc_rdma_hold *h);
+/* The holder of a Call its thread serves, or NULL (the thread's own). */
+struct svc_rdma_hold *svc_rdma_hold_of(struct svc_rdma_conn *c,
+				       struct svc_rdma_call *ct);
+/* The connection goes, its QP destroyed: receives back, buffers put. */
+void svc_rdma_holds_fini(struct svc_rdma_conn *c);
 
 /* svc_conn.c: one connection below its SVCXPRT. */
 extern __thread struct svc_rdma_call *svc_rdma_thread_call;

@@ -36,9 +36,16 @@ static int conn_dead(struct svc_rdma_conn *c)
 	return __atomic_load_n(&c->cn_x.rx_dead, __ATOMIC_RELAXED) != 0;
 }
 
+/* A Call to take (none while its head waits for a holder), or a held
+ * Call's Reads to step on (svc_hold.c). */
 static int conn_ready(struct svc_rdma_conn *c)
 {
-	return !conn_dead(c) && __atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED);
+	if (conn_dead(c))
+		return 0;
+	if (__atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&c->cn_hold_full, __ATOMIC_RELAXED))
+		return 1;
+	return svc_rdma_hold_ready(c);
 }
 
 /* ---- the leader's side of the completion model (poller.h) -------------- */
@@ -268,10 +275,19 @@ static struct svc_rdma_conn *pick(struct svc_rdma_listener *l)
 static void serve(struct svc_rdma_listener *l, struct svc_rdma_call *ct,
 		  struct svc_rdma_conn *c)
 {
+	struct svc_rdma_call *cur;
+	struct svc_rdma_hold *h;
+
 	ct->ct_conn = c;
 	l->ln_tirpc->to_getreq(c->cn_fd);
-	/* A dispatcher that never replied leaves its Call behind. */
-	svc_rdma_call_release(c, ct);
+	/* A dispatcher that never replied leaves its Call behind; one held
+	 * while its Reads went (svc_hold.c) frees its holder after. */
+	cur = svc_rdma_thread_call;
+	svc_rdma_call_release(c, cur);
+	h = cur != ct ? svc_rdma_hold_of(c, cur) : NULL;
+	if (h)
+		svc_rdma_hold_free(c, h);
+	svc_rdma_thread_call = ct;
 	ct->ct_conn = NULL;
 	if (!svc_max_pollfd && !svc_pollfd)
 		svc_threads_kick(l);

@@ -48,6 +48,9 @@ struct rpcrdma_xprt {
 	struct rpcrdma_relq rx_rel;	/* releases waiting for their Sends */
 	uint32_t rx_rw_used;		/* send-queue room RDMA Read/Write holds */
 	uint32_t rx_rd_used;		/* RDMA Reads posted, not known complete */
+	uint32_t rx_rw_freed;		/* times room was given back (atomic,
+					 * written under rx_lock): a chain that
+					 * found none looks again once it moved */
 	uint32_t rx_nrw;		/* room to set aside at setup (server) */
 	/*
 	 * Completions are reaped by the threads that wait for them (no
