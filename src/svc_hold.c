@@ -64,6 +64,11 @@ int svc_rdma_hold_claim(struct svc_rdma_conn *c, struct rpcrdma_rep *rep,
 		}
 	}
 	pthread_mutex_unlock(&c->cn_lock);
+	if (rc == -EBUSY) {
+		pthread_mutex_lock(&c->cn_x.rx_lock);
+		c->cn_x.rx_stats.rs_reads_queued++;
+		pthread_mutex_unlock(&c->cn_x.rx_lock);
+	}
 	*hp = h;
 	return rc;
 }

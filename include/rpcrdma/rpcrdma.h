@@ -249,6 +249,9 @@ struct rpcrdma_stats {
 	uint64_t rs_srq_refills;	/* server: posts that gave served Calls' buffers back to a shared
 					 * receive queue, each a batch (rs_recv_posted / rs_srq_refills:
 					 * buffers per post) */
+	uint64_t rs_reads_queued;	/* server, service threads: Calls with Read chunks that waited at
+					 * the head of their connection's queue, more of them pulling at
+					 * once than the listener has service threads */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

@@ -360,6 +360,12 @@ pair chunks-ours-reply-always-zerocopy \
 pair chunks-ours-threaded \
 	"$b/tests/rdma/echo_server -j 4 -a $srv" \
 	"$b/tests/rdma/chunk_client -z -a $srv -b $cli -t 6"
+# One service thread, so one Call of a connection pulls at a time: the
+# others wait at the head of its queue for the holder (rs_reads_queued,
+# echo_server -Q), every echo byte-exact.
+pair chunks-ours-one-holder \
+	"$b/tests/rdma/echo_server -j 1 -Q -a $srv" \
+	"$b/tests/rdma/chunk_client -K read -a $srv -b $cli -t 3"
 # The default inline sizes (17 KiB each way) on both ends: a 16 KiB echo
 # and the largest that fits cross in one Send each way, nothing
 # registered; one word more and the Call goes in a Read chunk.

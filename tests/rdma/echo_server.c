@@ -25,7 +25,8 @@
  * for its Send (rs_reply_waits_for_send 0), svc_sendreply() too; -O: some
  * Reply's results must have been copied for it (rs_reply_copies); -K:
  * served Calls' shared receive buffers must have gone back in batches,
- * two or more per post (rs_recv_posted, rs_srq_refills).
+ * two or more per post (rs_recv_posted, rs_srq_refills); -Q: some Call
+ * with Read chunks must have waited for a holder (rs_reads_queued).
  */
 #include "config.h"
 #include <errno.h>
@@ -503,6 +504,7 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *ready = NULL;
 	int own_loop = 0, no_wait = 0, want_copies = 0, want_batches = 0;
+	int want_queued = 0;
 	int strategy = -1, live = -1, fallback = -1;
 	size_t region = 0, mapped = 0;
 	void *region_mem = NULL;
@@ -515,7 +517,7 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:WOK")) != -1) {
+	while ((c = getopt(argc, argv, "Aa:p:r:ls:ST:j:e:L:P:F:cM:i:m:x:WOKQ")) != -1) {
 		switch (c) {
 		case 'A':
 			async = 1;
@@ -558,6 +560,7 @@ int main(int argc, char **argv)
 		case 'W': no_wait = 1; break;
 		case 'O': want_copies = 1; break;
 		case 'K': want_batches = 1; break;
+		case 'Q': want_queued = 1; break;
 		case 'c': show_addrs = 1; break;
 		case 'S': term_on = 1; break;
 		case 'M': o.ro_max_connections = (uint32_t)atoi(optarg); break;
@@ -705,13 +708,18 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_mapped_sends,
 		       (unsigned long long)st.rs_replies_parked);
 		printf("server: reads_deferred %llu recv_posted %llu "
-		       "srq_refills %llu\n",
+		       "srq_refills %llu reads_queued %llu\n",
 		       (unsigned long long)st.rs_reads_deferred,
 		       (unsigned long long)st.rs_recv_posted,
-		       (unsigned long long)st.rs_srq_refills);
+		       (unsigned long long)st.rs_srq_refills,
+		       (unsigned long long)st.rs_reads_queued);
 		if (want_batches && (!st.rs_srq_refills ||
 				     st.rs_srq_refills * 2 > st.rs_recv_posted)) {
 			printf("server: FAIL: receives given back one by one\n");
+			return 1;
+		}
+		if (want_queued && !st.rs_reads_queued) {
+			printf("server: FAIL: no Call waited for a holder\n");
 			return 1;
 		}
 		if (want_copies && !st.rs_reply_copies) {
