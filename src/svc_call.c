@@ -36,6 +36,14 @@ static void count_bad_call(struct svc_rdma_conn *c)
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
 }
 
+/* A Call's Reads went on while its thread went to other Calls. */
+static void count_deferred(struct svc_rdma_conn *c)
+{
+	pthread_mutex_lock(&c->cn_x.rx_lock);
+	c->cn_x.rx_stats.rs_reads_deferred++;
+	pthread_mutex_unlock(&c->cn_x.rx_lock);
+}
+
 /*
  * Read chunks that could not be pulled (rc): the Call's receive goes back,
  * then an ERR_CHUNK when no memory was to be had; Reads that failed or
@@ -85,9 +93,7 @@ static int conn_hold_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	/* Ready for its first step at once: nothing was posted yet. */
 	h->ho_room = __atomic_load_n(&c->cn_x.rx_rw_freed, __ATOMIC_ACQUIRE) - 1;
 	svc_rdma_hold_put(c, h);
-	pthread_mutex_lock(&c->cn_x.rx_lock);
-	c->cn_x.rx_stats.rs_reads_deferred++;
-	pthread_mutex_unlock(&c->cn_x.rx_lock);
+	count_deferred(c);
 	return 1;
 }
 
@@ -155,9 +161,7 @@ static int conn_check_call(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		if (!rc)
 			return 0;
 		if (rc == -EINPROGRESS) {
-			pthread_mutex_lock(&c->cn_x.rx_lock);
-			c->cn_x.rx_stats.rs_reads_deferred++;
-			pthread_mutex_unlock(&c->cn_x.rx_lock);
+			count_deferred(c);
 			return 1;
 		}
 	}

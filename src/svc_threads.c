@@ -284,7 +284,7 @@ static void serve(struct svc_rdma_listener *l, struct svc_rdma_call *ct,
 	 * while its Reads went (svc_hold.c) frees its holder after. */
 	cur = svc_rdma_thread_call;
 	svc_rdma_call_release(c, cur);
-	h = cur != ct ? svc_rdma_hold_of(c, cur) : NULL;
+	h = svc_rdma_hold_of(c, cur);
 	if (h)
 		svc_rdma_hold_free(c, h);
 	svc_rdma_thread_call = ct;
