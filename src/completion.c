@@ -48,6 +48,7 @@ static void dispatch(struct rpcrdma_xprt *x, const struct rpcrdma_cq_ops *ops,
 		return;
 	case RPCRDMA_CQE_RW:
 	case RPCRDMA_CQE_RW_MEMBER:
+	case RPCRDMA_CQE_RW_AHEAD:
 		/* The connection is marked failed before the chain's
 		 * waiter can see its failure. */
 		if (!wc->wc_ok)

@@ -6,13 +6,24 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdlib.h>
 #include "rdma_rw.h"
 
 #define RW_CHAIN_MAX 16		/* rpcrdma_post_rw's limit */
 
+static void ahead_done(struct rpcrdma_rw_ahead *ra);
+
 void rpcrdma_rw_complete(struct rpcrdma_cqe *e, int ok)
 {
 	struct rpcrdma_rw_ctx *rw;
+
+	if (e->cq_kind == RPCRDMA_CQE_RW_AHEAD) {
+		/* A failure is the connection's (cqo_fail), its Send's
+		 * flush says so to the Reply. */
+		ahead_done(rpcrdma_container_of(e, struct rpcrdma_rw_ahead,
+						ra_rw.rw_cqe));
+		return;
+	}
 
 	if (e->cq_kind == RPCRDMA_CQE_RW_MEMBER) {
 		/* An earlier WR of the chain (a signaled Write, or a Read
@@ -28,7 +39,8 @@ void rpcrdma_rw_complete(struct rpcrdma_cqe *e, int ok)
 		__atomic_store_n(&rw->rw_status, ok ? 1 : -EIO, __ATOMIC_RELEASE);
 }
 
-/* Wait, reaping, until cond holds or the connection or the clock ends. */
+/* Wait, reaping, until cond holds or the connection or the clock ends
+ * (rpcrdma_rw_reserve with a deadline still to come). */
 static int reap_until(struct rpcrdma_xprt *x, int (*cond)(void *), void *arg,
 		      const struct timespec *deadline)
 {
@@ -167,68 +179,80 @@ void rpcrdma_rw_end(struct rpcrdma_xprt *x, int write, unsigned int posted)
 	give_room(&r);
 }
 
-static int chain_done(void *arg)
+/* ---- Writes ahead of their Send: nobody waits ------------------------- */
+
+/* Their last WR completed (or was flushed): nothing of them is in the
+ * send queue any more, so the room goes back, and the context. */
+static void ahead_done(struct rpcrdma_rw_ahead *ra)
 {
-	return __atomic_load_n(&((struct rpcrdma_rw_ctx *)arg)->rw_status,
-			       __ATOMIC_ACQUIRE) != 0;
+	struct room r = { ra->ra_x, ra->ra_room, 0 };
+
+	give_room(&r);
+	__atomic_store_n(&ra->ra_room, 0, __ATOMIC_RELEASE);
 }
 
-/* rpcrdma_rw_start as a condition for reap_until: true once it posted
- * (rs_rc the pieces) or failed, false while there is no room. */
-struct rw_start {
-	struct rpcrdma_xprt *rs_x;
-	struct rpcrdma_rw_ctx *rs_rw;
-	int rs_write;
-	const struct rpcrdma_sge *rs_local;
-	const struct rpcrdma_remote *rs_remote;
-	unsigned int rs_n;
-	int rs_rc;
-};
-
-static int try_start(void *arg)
+/* A free context, marked as holding want, or NULL (made at first use:
+ * one per room slot, so one is free whenever room is). */
+static struct rpcrdma_rw_ahead *ahead_get(struct rpcrdma_xprt *x,
+					  uint32_t want)
 {
-	struct rw_start *s = arg;
+	struct rpcrdma_rw_ahead *ra = NULL;
+	uint32_t i;
 
-	s->rs_rc = rpcrdma_rw_start(s->rs_x, s->rs_rw, s->rs_write, s->rs_local,
-				    s->rs_remote, s->rs_n);
-	return s->rs_rc != -EAGAIN;
-}
-
-int rpcrdma_rw_move(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
-		    int write,
-		    const struct rpcrdma_sge *local,
-		    const struct rpcrdma_remote *remote, unsigned int n,
-		    const struct timespec *deadline)
-{
-	unsigned int done = 0;
-	int rc = 0;
-
-	/* A peer that accepts no Reads gets none (the server answers its
-	 * Read chunks ERR_CHUNK before coming here). */
-	if (!write && !x->rx_ep.re_rd_depth)
-		return -EACCES;
-	if (!chain_max(x, write))
-		return -EINVAL;
-	while (done < n && !rc) {
-		struct rw_start s = { x, rw, write, local + done, remote + done,
-				      n - done, 0 };
-
-		/* Posted once room comes; nothing goes on a failing QP. */
-		rc = reap_until(x, try_start, &s, deadline);
-		if (!rc && s.rs_rc < 0)
-			rc = s.rs_rc;
-		if (rc)
-			break;
-		rc = reap_until(x, chain_done, rw, deadline);
-		/* A failed chain also kills the connection (flushed). */
-		if (!rc && rw->rw_status < 0)
-			rc = rw->rw_status;
-		/* The room comes back only once nothing of the chain can
-		 * still be in the send queue: after its completion, or once
-		 * the QP is gone (it is then destroyed, not reused). */
-		if (rc != -ETIMEDOUT)
-			rpcrdma_rw_end(x, write, (unsigned int)s.rs_rc);
-		done += (unsigned int)s.rs_rc;
+	pthread_mutex_lock(&x->rx_lock);
+	if (!x->rx_ahead) {
+		x->rx_ahead = calloc(x->rx_ep.re_rw_slots, sizeof(*x->rx_ahead));
+		x->rx_nahead = x->rx_ahead ? x->rx_ep.re_rw_slots : 0;
 	}
-	return rc;
+	for (i = 0; i < x->rx_nahead; i++) {
+		if (!__atomic_load_n(&x->rx_ahead[i].ra_room, __ATOMIC_ACQUIRE)) {
+			ra = &x->rx_ahead[i];
+			ra->ra_x = x;
+			__atomic_store_n(&ra->ra_room, want, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&x->rx_lock);
+	return ra;
+}
+
+int rpcrdma_rw_ahead(struct rpcrdma_xprt *x, const struct rpcrdma_sge *local,
+		     const struct rpcrdma_remote *remote, unsigned int n)
+{
+	uint32_t chain = chain_max(x, 1);
+	struct room r = { x, n < chain ? n : chain, 0 };
+	struct rpcrdma_rw_ahead *ra;
+	int rc;
+
+	if (!chain || !n)
+		return -EINVAL;
+	rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+	if (rc)
+		return rc;
+	if (!take_room(&r))
+		return -EAGAIN;
+	ra = ahead_get(x, r.want);
+	if (!ra) {
+		give_room(&r);
+		return -ENOMEM;
+	}
+	ra->ra_rw.rw_cqe.cq_kind = RPCRDMA_CQE_RW_AHEAD;
+	ra->ra_rw.rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
+	__atomic_store_n(&ra->ra_rw.rw_status, 0, __ATOMIC_RELEASE);
+	rc = rpcrdma_post_rw(&x->rx_ep, 1, local, remote, r.want,
+			     &ra->ra_rw.rw_cqe, &ra->ra_rw.rw_member);
+	if (rc) {
+		/*
+		 * The QP is failing.  What was posted of the chain, if any,
+		 * is flushed, but only a signaled WR completes: the last one
+		 * was not posted, so nothing will give the room back but us.
+		 * The context stays marked: a late member flush may name it.
+		 */
+		give_room(&r);
+		return rc < 0 ? rc : -EIO;
+	}
+	pthread_mutex_lock(&x->rx_lock);
+	x->rx_stats.rs_writes_ahead++;
+	pthread_mutex_unlock(&x->rx_lock);
+	return (int)r.want;
 }

@@ -197,28 +197,3 @@ int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 	*bytes += moved;
 	return 0;
 }
-
-/*
- * RDMA Write the bytes of b from off on into the segments of written, and
- * wait for them (a Reply whose Writes do not fit in front of its Send).
- * 0 or the connection's failure.
- */
-int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct svc_rdma_buf *b, uint64_t off,
-			const struct rpcrdma_chunk *written)
-{
-	struct rpcrdma_sge local[RPCRDMA_MAX_CHUNK_SEGS];
-	struct rpcrdma_remote rem[RPCRDMA_MAX_CHUNK_SEGS];
-	struct timespec deadline;
-	unsigned int n = 0;
-	uint64_t bytes = 0;
-
-	if (svc_rdma_chunk_writes(b, off, written, local, rem, &n,
-				  RPCRDMA_MAX_CHUNK_SEGS, &bytes))
-		return -EINVAL;
-	if (!n)
-		return 0;
-	svc_rdma_stall_deadline(c, bytes, &deadline);
-	return rpcrdma_rw_move(&c->cn_x, &c->cn_rw[ct->ct_slot], 1, local, rem,
-			       n, &deadline);
-}

@@ -149,7 +149,8 @@ static const struct rpcrdma_cq_ops conn_cq_ops = {
 	.cqo_kinds = RPCRDMA_CQE_BIT(RPCRDMA_CQE_SEND) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RECV) |
 		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW) |
-		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_MEMBER),
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_MEMBER) |
+		    RPCRDMA_CQE_BIT(RPCRDMA_CQE_RW_AHEAD),
 	.cqo_recv = conn_cqe_recv,
 	.cqo_fail = conn_cqe_fail,
 };

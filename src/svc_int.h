@@ -284,9 +284,6 @@ int svc_rdma_chunk_writes(const struct svc_rdma_buf *b, uint64_t off,
 			  const struct rpcrdma_chunk *written,
 			  struct rpcrdma_sge *local, struct rpcrdma_remote *rem,
 			  unsigned int *n, unsigned int max, uint64_t *bytes);
-int svc_rdma_push_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			const struct svc_rdma_buf *b, uint64_t off,
-			const struct rpcrdma_chunk *written);
 
 /* svc_hold.c: threaded, the Calls whose Reads are under way. */
 /*

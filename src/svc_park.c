@@ -1,7 +1,8 @@
 /*
  * Parked Replies (svc_park.h).  Invariant: a parked Reply owns every byte
  * its Send and Writes read, and is posted only with a deadline already
- * passed, so neither parking nor draining ever waits for a peer.
+ * passed, so neither parking nor draining ever waits for a peer.  Writes
+ * ahead of its Send go chain by chain as room comes, the Send last.
  */
 #include "config.h"
 #include <errno.h>
@@ -42,6 +43,7 @@ int svc_rdma_park_reply(struct svc_rdma_park *pa, struct rpcrdma_xprt *x,
 			const void *hdr, size_t hdrlen,
 			const struct rpcrdma_xdr_buf *body,
 			const struct rpcrdma_send_pre *pre,
+			const struct svc_rdma_ahead *ahead,
 			const struct rpcrdma_release *owner, bool reply)
 {
 	size_t len = body ? rpcrdma_xdrbuf_len(body) : 0;
@@ -68,6 +70,8 @@ int svc_rdma_park_reply(struct svc_rdma_park *pa, struct rpcrdma_xprt *x,
 	}
 	rpcrdma_xdrbuf_wrap(&pk->pk_body, pk->pk_copy, len);
 	pk->pk_pre = *pre;
+	if (ahead)
+		pk->pk_ahead = *ahead;
 	if (owner)
 		pk->pk_owner = *owner;
 	pthread_mutex_lock(&pa->pa_lock);
@@ -93,10 +97,28 @@ static void count_posted(struct rpcrdma_xprt *x, bool reply)
 	pthread_mutex_unlock(&x->rx_lock);
 }
 
+/* The Writes ahead of its Send, each chain as room allows: 0 all
+ * posted, -EAGAIN (no room yet), or the connection's failure. */
+static int park_ahead(struct svc_rdma_parked *pk)
+{
+	struct svc_rdma_ahead *ah = &pk->pk_ahead;
+
+	while (ah->ah_done < ah->ah_n) {
+		int rc = rpcrdma_rw_ahead(pk->pk_x, ah->ah_local + ah->ah_done,
+					  ah->ah_remote + ah->ah_done,
+					  ah->ah_n - ah->ah_done);
+
+		if (rc < 0)
+			return rc;
+		ah->ah_done += (unsigned int)rc;
+	}
+	return 0;
+}
+
 /*
  * Post the head Reply now: 0 posted (or failed for good, given back),
- * -EAGAIN when no send context or Write room is free yet (nothing posted,
- * it stays), or the connection's failure (nothing posted, it stays for
+ * -EAGAIN when no send context or Write room is free yet (it stays, its
+ * Writes ahead posted so far), or the connection's failure (it stays for
  * svc_rdma_park_fini).
  */
 static int park_post(struct svc_rdma_parked *pk)
@@ -108,6 +130,9 @@ static int park_post(struct svc_rdma_parked *pk)
 	uint64_t seq;
 	int rc, queued;
 
+	rc = park_ahead(pk);
+	if (rc)
+		return rc;
 	if (n) {
 		rc = rpcrdma_rw_reserve(x, n, &park_now);
 		if (rc)
@@ -196,7 +221,9 @@ void svc_rdma_park_fini(struct svc_rdma_park *pa)
 	pthread_mutex_lock(&pa->pa_lock);
 	for (pk = pa->pa_head; pk; pk = next) {
 		next = pk->pk_next;
-		park_release(pk, -ECONNRESET);
+		/* Writes ahead went: what they read stays until the QP goes. */
+		park_release(pk, pk->pk_ahead.ah_done ? -EINPROGRESS :
+						      -ECONNRESET);
 	}
 	pa->pa_head = pa->pa_tail = NULL;
 	__atomic_store_n(&pa->pa_n, 0, __ATOMIC_RELEASE);

@@ -121,9 +121,10 @@ static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
  * Reply's large opaques, one per Write chunk the Call offered and in
  * that order, go by RDMA Write from b, a buffer of the chunk pool just
  * their size, so the results are never referenced after this returns;
- * the rest goes inline.  Errors are the connection's.
+ * the rest goes inline.  Nothing is posted here: -ENOMEM without a
+ * chain (the caller answers ERR_CHUNK).
  */
-static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
+static int reply_write_chunks(struct svc_rdma_conn *c,
 			      const struct svc_rdma_wplan *wp,
 			      struct svc_rdma_buf *b, const struct rpcrdma_hdr *h,
 			      struct svc_rdma_chain *ch)
@@ -135,16 +136,17 @@ static int reply_write_chunks(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	for (k = 0; k < wp->wp_nchunks; k++) {
 		memcpy(b->sb_mem + off, wp->wp_place[k].wpl_addr,
 		       wp->wp_place[k].wpl_len);
-		rc = svc_rdma_chain_or_push(c, ct, ch, b, off, &h->hd_writes[k],
-				   &chained);
+		rc = svc_rdma_chain_writes(ch, b, off, &h->hd_writes[k],
+					   &chained);
 		if (rc) {
-			svc_rdma_buf_hold(c, b);
+			/* Nothing was posted: the pool has it back. */
+			svc_rdma_buf_put(c, b);
 			return rc;
 		}
 		off += wp->wp_place[k].wpl_len;
 	}
-	/* Chained: the chain's until its Send completes.  Else written
-	 * and acknowledged: the pool may have it back. */
+	/* Chained: the chain's until its Send completes.  Else nothing
+	 * to write (every segment empty): the pool has it back. */
 	if (chained) {
 		ch->rc_buf = *b;
 		memset(b, 0, sizeof(*b));
@@ -219,9 +221,9 @@ static int reply_in_chunk(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		return rc;
 	}
 	svc_rdma_buf_trim(c, &b, len);
-	rc = svc_rdma_chain_or_push(c, ct, ch, &b, 0, &h->hd_reply, &chained);
+	rc = svc_rdma_chain_writes(ch, &b, 0, &h->hd_reply, &chained);
 	if (rc) {
-		svc_rdma_buf_hold(c, &b);
+		svc_rdma_buf_put(c, &b);
 		return rc;
 	}
 	if (chained)
@@ -321,7 +323,7 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		rc = 0;
 		break;
 	case SVC_RDMA_REPLY_DIRECT:
-		rc = reply_write_chunks(c, ct, &wp, &b, &h, ch);
+		rc = reply_write_chunks(c, &wp, &b, &h, ch);
 		body = &wp.wp_rest;
 		break;
 	case SVC_RDMA_REPLY_CHUNK:

@@ -1,8 +1,9 @@
 /*
  * Posting a decided Reply: its chunks' RDMA Writes chained in front of its
- * Send (one post, no wait), svc_sendreply()'s results copied so that no
- * Send of theirs is waited for, and a Reply or RDMA_ERROR that finds no
- * send context or Write room parked (svc_park.c); a stalled peer torn down.
+ * Send (one post, no wait; more than one post holds go ahead of it),
+ * svc_sendreply()'s results copied so that no Send of theirs is waited
+ * for, and a Reply or RDMA_ERROR that finds no send context or Write room
+ * parked (svc_park.c); a stalled peer torn down.
  */
 #include "config.h"
 #include <errno.h>
@@ -22,14 +23,14 @@
  * for either.  A peer that takes no Sends at all (no receive posted: its
  * Replies sit in RNR retry forever) so costs only its own connection; if
  * it keeps sending, more Replies parked than max_requests close it as
- * past its grant.  What may still wait, up to svc_stall_ms (default 1 s,
- * svc_rdma_stall_deadline), is a full release queue, Writes too many to
- * chain, and a service thread's RDMA Read chains (svc_chunks.c; svc_run
- * does not wait for Reads): past it the connection is torn down and its
- * address refused for 30 times as long (svc_rdma_peer_stalled), the last
- * resort.  Read and Write chains get
- * the bound plus their bytes at 4 MiB/s (SVC_RDMA_STALL_FLOOR_BPS): a
- * large transfer is not a stall.
+ * past its grant.  A Reply with more Writes than go in front of one Send
+ * posts the first ahead of it (rpcrdma_rw_ahead), parked until they have
+ * all gone.  What may still wait, up to svc_stall_ms (default 1 s,
+ * svc_rdma_stall_deadline, plus its Writes' bytes at 4 MiB/s: a large
+ * transfer is not a stall), is a Send whose release queue is full (twice
+ * the send contexts, counted in rs_reply_waits_for_send): past it the
+ * connection is torn down and its address refused for 30 times as long
+ * (svc_rdma_peer_stalled), the last resort.
  */
 
 /*
@@ -72,36 +73,33 @@ void svc_rdma_conn_stalled(struct svc_rdma_conn *c, const char *what)
  * (rc_max 0: only a Reply's copy, reply_own). */
 struct svc_rdma_chain *svc_rdma_chain_new(struct svc_rdma_conn *c)
 {
-	uint32_t slots = c->cn_x.rx_ep.re_rw_slots;
 	struct svc_rdma_chain *rc;
 
 	rc = calloc(1, sizeof(*rc));
 	if (rc) {
 		rc->rc_conn = c;
-		rc->rc_max = slots < RPCRDMA_SEND_PRE_MAX ? slots :
-			     RPCRDMA_SEND_PRE_MAX;
+		rc->rc_max = c->cn_x.rx_ep.re_rw_slots ?
+			     SVC_RDMA_REPLY_WRITES_MAX : 0;
 	}
 	return rc;
 }
 
-/*
- * The Writes of b from off into written: onto the chain when they fit
- * (the chain then owns b: *chained), else moved now and waited for.
- */
-int svc_rdma_chain_or_push(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			   struct svc_rdma_chain *rc, const struct svc_rdma_buf *b,
-			 uint64_t off, const struct rpcrdma_chunk *written,
-			 int *chained)
+int svc_rdma_chain_writes(struct svc_rdma_chain *rc,
+			  const struct svc_rdma_buf *b, uint64_t off,
+			  const struct rpcrdma_chunk *written, int *chained)
 {
-	unsigned int before = rc ? rc->rc_n : 0;
+	unsigned int before;
 
-	if (rc && !svc_rdma_chunk_writes(b, off, written, rc->rc_local,
-					 rc->rc_remote, &rc->rc_n, rc->rc_max,
-					 &rc->rc_bytes)) {
-		*chained |= rc->rc_n > before;
-		return 0;
-	}
-	return svc_rdma_push_chunk(c, ct, b, off, written);
+	if (!rc)
+		return -ENOMEM;
+	before = rc->rc_n;
+	/* A Reply fills its Write chunks or its Reply chunk, each at most
+	 * RPCRDMA_MAX_CHUNK_SEGS: SVC_RDMA_REPLY_WRITES_MAX holds them. */
+	if (svc_rdma_chunk_writes(b, off, written, rc->rc_local, rc->rc_remote,
+				  &rc->rc_n, rc->rc_max, &rc->rc_bytes))
+		return -EINVAL;
+	*chained |= rc->rc_n > before;
+	return 0;
 }
 
 void svc_rdma_chain_drop(struct svc_rdma_conn *c, struct svc_rdma_chain *rc)
@@ -211,6 +209,14 @@ static int reply_own(struct svc_rdma_conn *c, size_t hdrlen,
 /* A deadline already passed: what is free now, or nothing. */
 static const struct timespec reply_now;
 
+/* The Writes one post in front of a Send holds: the post's own limit, or
+ * the connection's room for Writes if less (rpcrdma_rw_reserve). */
+static unsigned int reply_front_max(const struct rpcrdma_xprt *x)
+{
+	return x->rx_ep.re_rw_slots < RPCRDMA_SEND_PRE_MAX ?
+	       x->rx_ep.re_rw_slots : RPCRDMA_SEND_PRE_MAX;
+}
+
 /*
  * No send context or Write room of the connection is free now (its
  * earlier Sends have not completed): the Reply waits in its parked queue
@@ -225,7 +231,7 @@ static const struct timespec reply_now;
 static int reply_park(struct svc_rdma_conn *c, const void *hdr, size_t hdrlen,
 		      const struct rpcrdma_xdr_buf *body,
 		      struct svc_rdma_chain *ch, struct rpcrdma_send_pre *pre,
-		      bool reply)
+		      const struct svc_rdma_ahead *ahead, bool reply)
 {
 	struct rpcrdma_xprt *x = &c->cn_x;
 	struct rpcrdma_release owner = { 0, chain_release, NULL };
@@ -240,7 +246,7 @@ static int reply_park(struct svc_rdma_conn *c, const void *hdr, size_t hdrlen,
 			copy = NULL;
 		owner.rl_arg = ch;
 		rc = svc_rdma_park_reply(&c->cn_park, x, hdr, hdrlen, copy,
-					 pre, ch ? &owner : NULL, reply);
+					 pre, ahead, ch ? &owner : NULL, reply);
 	}
 	if (rc) {
 		if (ch)
@@ -291,7 +297,7 @@ void svc_rdma_conn_send_error(struct svc_rdma_conn *c, uint32_t xid,
 						     &seq, &queued);
 	}
 	if (rc == -ETIMEDOUT)
-		reply_park(c, hdr, (size_t)n, &empty, NULL, &pre, false);
+		reply_park(c, hdr, (size_t)n, &empty, NULL, &pre, NULL, false);
 	pthread_mutex_lock(&x->rx_lock);
 	x->rx_stats.rs_bad_calls++;
 	pthread_mutex_unlock(&x->rx_lock);
@@ -339,9 +345,23 @@ int svc_rdma_reply_post(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		free(ch);
 		ch = NULL;
 	}
+	/* More Writes than go in front of one Send: the first go ahead of
+	 * it, chain by chain as room comes (svc_park.c), never waited for. */
+	if (ch && ch->rc_n > reply_front_max(x)) {
+		struct svc_rdma_ahead ahead = {
+			.ah_local = ch->rc_local,
+			.ah_remote = ch->rc_remote,
+			.ah_n = ch->rc_n - reply_front_max(x),
+		};
+
+		pre->sp_local = ch->rc_local + ahead.ah_n;
+		pre->sp_remote = ch->rc_remote + ahead.ah_n;
+		pre->sp_nwrites = reply_front_max(x);
+		return reply_park(c, hdr, hdrlen, body, ch, pre, &ahead, true);
+	}
 	/* Behind Replies parked already, in order. */
 	if (svc_rdma_park_busy(&c->cn_park))
-		return reply_park(c, hdr, hdrlen, body, ch, pre, true);
+		return reply_park(c, hdr, hdrlen, body, ch, pre, NULL, true);
 again:
 	if (ch && ch->rc_n) {
 		rc = rpcrdma_rw_reserve(x, ch->rc_n, &reply_now);
@@ -391,6 +411,6 @@ full:
 	/* Completions not yet reaped may free what it needs: look once. */
 	if (!reaped++ && svc_rdma_conn_reap(c) > 0)
 		goto again;
-	return reply_park(c, hdr, hdrlen, body, ch, pre, true);
+	return reply_park(c, hdr, hdrlen, body, ch, pre, NULL, true);
 }
 

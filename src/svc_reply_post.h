@@ -15,31 +15,34 @@
  * chunk buffer they read and their send-queue room are the chain's
  * until the Send completes (chain_release, queued on it); a chain that
  * fails, or is flushed, keeps them until the connection's QP is gone.
- * Writes that do not fit one chain are moved first, waited for, as
- * before (svc_rdma_push_chunk).
+ * A chain holds every Write a Reply can have; those past what one post
+ * in front of a Send holds go ahead of it (rpcrdma_rw_ahead), in chains
+ * nobody waits for, the Reply parked until they are all posted.
  */
+#define SVC_RDMA_REPLY_WRITES_MAX \
+	(RPCRDMA_MAX_WRITE_CHUNKS * RPCRDMA_MAX_CHUNK_SEGS)
+
 struct svc_rdma_chain {
 	struct svc_rdma_conn *rc_conn;
 	struct svc_rdma_buf rc_buf;	/* what the Writes read */
 	struct svc_rdma_buf rc_body;	/* a svc_sendreply() Reply's copy (reply_own) */
 	struct rpcrdma_sge rc_body_sge;
 	uint32_t rc_room;		/* send-queue room reserved for them */
-	unsigned int rc_max;		/* Writes one chain may hold here */
+	unsigned int rc_max;		/* Writes the chain may hold here */
 	unsigned int rc_n;
 	uint64_t rc_bytes;
-	struct rpcrdma_sge rc_local[RPCRDMA_SEND_PRE_MAX];
-	struct rpcrdma_remote rc_remote[RPCRDMA_SEND_PRE_MAX];
+	struct rpcrdma_sge rc_local[SVC_RDMA_REPLY_WRITES_MAX];
+	struct rpcrdma_remote rc_remote[SVC_RDMA_REPLY_WRITES_MAX];
 };
 
 /* A chain (NULL: no memory); with no send-queue room for Writes, one that
  * holds none. */
 struct svc_rdma_chain *svc_rdma_chain_new(struct svc_rdma_conn *c);
-/* The Writes of b from off into written: onto the chain when they fit
- * (the chain then owns b: *chained), else moved now and waited for. */
-int svc_rdma_chain_or_push(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
-			   struct svc_rdma_chain *rc,
-			   const struct svc_rdma_buf *b, uint64_t off,
-			   const struct rpcrdma_chunk *written, int *chained);
+/* The Writes of b from off into written, onto the chain (which then owns
+ * b: *chained): 0, or -ENOMEM (no chain: nothing was posted). */
+int svc_rdma_chain_writes(struct svc_rdma_chain *rc,
+			  const struct svc_rdma_buf *b, uint64_t off,
+			  const struct rpcrdma_chunk *written, int *chained);
 /* Nothing was posted: the chain's buffer goes back, and the chain. */
 void svc_rdma_chain_drop(struct svc_rdma_conn *c, struct svc_rdma_chain *rc);
 /*

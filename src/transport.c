@@ -267,6 +267,8 @@ int rpcrdma_xprt_fini(struct rpcrdma_xprt *x)
 	while (rpcrdma_relq_pop(&x->rx_rel, &r))
 		r.rl_fn(r.rl_arg, ECONNRESET);
 	rpcrdma_relq_fini(&x->rx_rel);
+	/* Its CQ is gone with the QP: no completion can name them now. */
+	free(x->rx_ahead);
 	pthread_cond_destroy(&x->rx_sendctx_cond);
 	pthread_mutex_destroy(&x->rx_post_lock);
 	pthread_mutex_destroy(&x->rx_lock);

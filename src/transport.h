@@ -23,6 +23,8 @@
 #define RPCRDMA_DEFAULT_MAX_REPLY (1024 * 1024 + 4096)
 #define RPCRDMA_MAX_REPLY	(64u * 1024 * 1024)
 
+struct rpcrdma_rw_ahead;
+
 struct rpcrdma_xprt {
 	struct rpcrdma_ep rx_ep;
 	struct rpcrdma_options rx_opts;
@@ -52,6 +54,10 @@ struct rpcrdma_xprt {
 					 * written under rx_lock): a chain that
 					 * found none looks again once it moved */
 	uint32_t rx_nrw;		/* room to set aside at setup (server) */
+	/* Contexts of Writes posted ahead of their Send (rdma_rw.h), made
+	 * at first use, one per room slot; freed with the QP's CQ. */
+	struct rpcrdma_rw_ahead *rx_ahead;
+	uint32_t rx_nahead;
 	/*
 	 * Completions are reaped by the threads that wait for them (no
 	 * progress thread polls a CQ), so a sender that finds every send

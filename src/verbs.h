@@ -28,6 +28,8 @@ enum rpcrdma_cqe_kind {
 	RPCRDMA_CQE_RW_MEMBER,	/* the same, any earlier WR of its chain */
 	RPCRDMA_CQE_BIND,	/* a struct rpcrdma_mw, its bind */
 	RPCRDMA_CQE_INV,	/* a struct rpcrdma_mw, its invalidation */
+	RPCRDMA_CQE_RW_AHEAD,	/* a struct rpcrdma_rw_ahead (rdma_rw.h): the last
+				 * WR of Writes posted ahead of their Send */
 };
 
 struct rpcrdma_cqe {

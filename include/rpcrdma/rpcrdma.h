@@ -252,6 +252,9 @@ struct rpcrdma_stats {
 	uint64_t rs_reads_queued;	/* server, service threads: Calls with Read chunks that waited at
 					 * the head of their connection's queue, more of them pulling at
 					 * once than the listener has service threads */
+	uint64_t rs_writes_ahead;	/* server: chains of RDMA Writes posted ahead of their Reply's
+					 * Send, more Writes than one chain in front of it holds (a Reply
+					 * with several Write chunks); nobody waits for them */
 	/* Append new counters here, never anywhere else (rpcrdma(7), ABI). */
 };
 #define RPCRDMA_STATS_SIZE_0_1 \

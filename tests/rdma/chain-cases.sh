@@ -13,7 +13,7 @@
 # chain_env: environment for the server (e.g. its stall budget).
 second_client_addr || echo "# chain-cases: no second client address" >&2
 cli2=${cli2:-$cli}
-chain_env= chain_nostall=
+chain_env= chain_nostall= chain_ahead=
 chain_case() {
 	name=$1 sargs=$2 pargs=$3 want=$4 alone=$5; port=$((port + 1))
 	ready=$work/$name.ready
@@ -58,6 +58,12 @@ chain_case() {
 	if [ -z "$why" ] && grep -q "runtime error\|AddressSanitizer" "$work/$name.server"; then
 		why="sanitizer report"
 	fi
+	# chain_ahead: the server posted Writes ahead of a Send.
+	if [ -z "$why" ] && [ -n "$chain_ahead" ]; then
+		ah=$(sed -n 's/^server: writes_ahead \([0-9]*\)$/\1/p' "$work/$name.server")
+		[ "${ah:-0}" -ge 1 ] ||
+			why="writes_ahead '${ah:-}': no Write went ahead of its Send"
+	fi
 	# chain_nostall N: the N peers that went are lost, never stalls
 	# (whose teardown refuses their address for 30 budgets).
 	if [ -z "$why" ] && [ -n "$chain_nostall" ]; then
@@ -93,6 +99,15 @@ for mode in "" "-j 4"; do
 	# The same for a Write chunk (direct placement): the failing Write
 	# is the first of a chain posted with the Reply's Send (one post).
 	chain_case chain-write2$t "$mode" "-m write2" "torn down\\|silent"
+	# A Reply with 32 Writes (two Write chunks of 16 segments), more
+	# than go in front of one Send: 16 go ahead of it, no thread waits
+	# for them (svc_run: the rest waits, parked, for their room); both
+	# opaques arrive whole.  With a bogus first rkey, the first Write
+	# ahead fails and only that connection goes.
+	chain_ahead=1
+	chain_case chain-writemany$t "$mode" "-m writemany" "served"
+	chain_case chain-writemany-bad$t "$mode" "-m writemany-bad" "torn down\\|silent"
+	chain_ahead=
 	# A peer that says it takes Send With Invalidate and offers one bogus
 	# rkey: the Reply invalidates it, the peer's device refuses, only
 	# that connection goes.
@@ -109,7 +124,7 @@ for mode in "" "-j 4"; do
 	chain_case chain-killed$t "$mode" "-m kill -n 5" "5 children killed mid-chain"
 	chain_case chain-disconnect$t "$mode" "-m disconnect -n 5" \
 		"5 children disconnected mid-chain"
-	chain_env= chain_nostall=
+	chain_env= chain_nostall= chain_ahead=
 done
 
 # Finding 4: the Read depth is the peer's responder resources (the CM's

@@ -14,6 +14,12 @@
  *               then sends a NULL Call offering a Reply chunk with a
  *               bogus rkey: the server's Reply invalidates that rkey, which
  *               our device refuses (the connection goes)
+ *   -m writemany  ECHO_PAIR of 8 KiB: two Write chunks of 16 segments of
+ *               512 bytes each, 32 Writes, more than go in front of one
+ *               Send (the server posts the first ahead of it); both
+ *               opaques must arrive whole, as the Reply says
+ *   -m writemany-bad  the same, the first segment with a bogus rkey: the
+ *               first Write ahead fails (torn down or silent)
  *   -m read2    RDMA_NOMSG Call in two position-zero Read segments, the
  *               first with a bogus rkey (connect with -I/-R >= 2)
  *   -m kill     -n times: a child connects, sends a 1 MiB Long Call (16
@@ -27,7 +33,8 @@
  * end with ECHO_SHUTDOWN (the server's counters are then ours alone).
  * Prints "chainpeer: torn down" when the server ended our connection,
  * "chainpeer: served" / "chainpeer: err_chunk" for an answer.  Exit 0 if
- * the mode's expectation held (reply2/write2/badinv/read2: torn down or silent, never
+ * the mode's expectation held (reply2/write2/writemany-bad/badinv/read2:
+ * torn down or silent, never
  * answered as if the chunk had worked; depth: served and verified; nodepth:
  * ERR_CHUNK then a NULL Call served; kill/disconnect: every child did
  * what it was told).  Test code.
@@ -67,6 +74,7 @@ enum {
 #define ECHO_VERS	1u
 #define ECHO_NULL	0u
 #define ECHO_BYTES	1u
+#define ECHO_PAIR	9u
 
 static struct rdma_cm_id *id;
 static uint8_t *rbuf, *sbuf, *rd, *wr;
@@ -342,6 +350,64 @@ static const char *run_write2(void)
 	return outcome_within(x, &got, CP_SILENT_MS);
 }
 
+/*
+ * (a''') ECHO_PAIR of CP_PAIR bytes, its two results offered two Write
+ * chunks of CP_PAIR_SEGS segments each (bogus: the first with a bogus
+ * rkey).  *verified: the Reply said both went whole, and they did.
+ */
+enum { CP_PAIR = CP_WR / 2, CP_PAIR_SEGS = 16 };
+
+static const char *run_writemany(int bogus, int *verified)
+{
+	struct rpcrdma_hdr h, rh;
+	struct msg m, got;
+	uint32_t x = ++xid, c, k, seg = CP_PAIR / CP_PAIR_SEGS;
+	const char *o;
+
+	memset(wr, 0, CP_WR);
+	hdr_init(&h, x, RPCRDMA_MSG);
+	h.hd_nwrites = 2;
+	for (c = 0; c < 2; c++) {
+		h.hd_writes[c].rc_nsegs = CP_PAIR_SEGS;
+		for (k = 0; k < CP_PAIR_SEGS; k++) {
+			struct rpcrdma_segment *s = &h.hd_writes[c].rc_segs[k];
+
+			s->se_handle = wrmr->rkey;
+			s->se_length = seg;
+			s->se_offset = (uintptr_t)wr + c * CP_PAIR + k * seg;
+		}
+	}
+	if (bogus)
+		h.hd_writes[0].rc_segs[0].se_handle = bogus_rkey();
+	m.m_len = 0;
+	put_hdr(&m, &h);
+	put_call(&m, x, ECHO_PAIR);
+	put32(&m, CP_PAIR);
+	send_msg(&m);
+	o = outcome_within(x, &got, bogus ? CP_SILENT_MS : CP_WAIT_MS);
+	*verified = 0;
+	if (strcmp(o, "served") ||
+	    rpcrdma_hdr_decode(got.m_buf, (uint32_t)got.m_len, &rh) ||
+	    rh.hd_proc != RPCRDMA_MSG || rh.hd_nwrites != 2 ||
+	    got.m_len < rh.hd_hdrlen + 32)
+		return o;
+	/* The RPC Reply: 24 bytes, then each opaque's length, its data
+	 * placed (RFC 8166 3.4.6: neither it nor its roundup inline). */
+	*verified = get32(got.m_buf + rh.hd_hdrlen + 24) == CP_PAIR &&
+		    get32(got.m_buf + rh.hd_hdrlen + 28) == CP_PAIR;
+	for (c = 0; c < 2 && *verified; c++) {
+		uint32_t sum = 0;
+
+		for (k = 0; k < rh.hd_writes[c].rc_nsegs; k++)
+			sum += rh.hd_writes[c].rc_segs[k].se_length;
+		*verified = sum == CP_PAIR;
+	}
+	for (k = 0; k < CP_PAIR && *verified; k++)
+		*verified = wr[k] == (uint8_t)(k * 7 + 1) &&
+			    wr[CP_PAIR + k] == (uint8_t)(k * 13 + 2);
+	return o;
+}
+
 /* (b) RDMA_NOMSG: a NULL Call in two position-zero Read segments, the
  * first (its first 20 bytes) with a bogus rkey. */
 static const char *run_read2(void)
@@ -530,6 +596,17 @@ int main(int argc, char **argv)
 		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
 	} else if (!strcmp(mode, "write2")) {
 		o = run_write2();
+		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
+	} else if (!strcmp(mode, "writemany")) {
+		int verified;
+
+		o = run_writemany(0, &verified);
+		ok = !strcmp(o, "served") && verified;
+		printf("chainpeer: pair %s\n", verified ? "verified" : "WRONG");
+	} else if (!strcmp(mode, "writemany-bad")) {
+		int verified;
+
+		o = run_writemany(1, &verified);
 		ok = !strcmp(o, "torn down") || !strcmp(o, "silent");
 	} else if (!strcmp(mode, "read2")) {
 		o = run_read2();

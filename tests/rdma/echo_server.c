@@ -218,6 +218,29 @@ bool_t echo_bytes_1_svc(echo_bytes *argp, echo_bytes *result,
 	return TRUE;
 }
 
+/* Two patterned opaques of *n bytes (echo.x), at most 1 MiB each. */
+bool_t echo_pair_1_svc(u_int *n, echo_pair *res, struct svc_req *rq)
+{
+	u_int i, len = *n < (1u << 20) ? *n : (1u << 20);
+
+	(void)rq;
+	memset(res, 0, sizeof(*res));
+	res->ep_a.echo_bytes_val = malloc(len ? len : 1);
+	res->ep_b.echo_bytes_val = malloc(len ? len : 1);
+	if (!res->ep_a.echo_bytes_val || !res->ep_b.echo_bytes_val) {
+		free(res->ep_a.echo_bytes_val);
+		free(res->ep_b.echo_bytes_val);
+		memset(res, 0, sizeof(*res));
+		return FALSE;
+	}
+	res->ep_a.echo_bytes_len = res->ep_b.echo_bytes_len = len;
+	for (i = 0; i < len; i++) {
+		res->ep_a.echo_bytes_val[i] = (char)((i * 7 + 1) & 0xff);
+		res->ep_b.echo_bytes_val[i] = (char)((i * 13 + 2) & 0xff);
+	}
+	return TRUE;
+}
+
 bool_t echo_fixed_1_svc(echo_fixed *argp, echo_fixed *result,
 			struct svc_req *rq)
 {
@@ -286,6 +309,7 @@ union echo_any {
 	u_int ms;
 	echo_status st;
 	echo_srq sq;
+	echo_pair pr;
 };
 
 struct async_call {
@@ -329,6 +353,7 @@ static void dispatch_async(struct svc_req *rq, SVCXPRT *xprt)
 	P(ECHO_WORDS, echo_words_1_svc, xdr_echo_words, xdr_echo_words);
 	P(ECHO_STATUS, echo_status_1_svc, xdr_void, xdr_echo_status);
 	P(ECHO_SRQ, echo_srq_1_svc, xdr_void, xdr_echo_srq);
+	P(ECHO_PAIR, echo_pair_1_svc, xdr_u_int, xdr_echo_pair);
 #undef P
 	default:
 		svcerr_noproc(xprt);
@@ -713,6 +738,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.rs_recv_posted,
 		       (unsigned long long)st.rs_srq_refills,
 		       (unsigned long long)st.rs_reads_queued);
+		printf("server: writes_ahead %llu\n",
+		       (unsigned long long)st.rs_writes_ahead);
 		if (want_batches && (!st.rs_srq_refills ||
 				     st.rs_srq_refills * 2 > st.rs_recv_posted)) {
 			printf("server: FAIL: receives given back one by one\n");
