@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
@@ -343,6 +344,26 @@ static void many(int n, int rounds)
 }
 
 /*
+ * Why: Sends to a connection the server closed complete only when the
+ * device's retries run out (rxe: about 20 s), so waiting for them is not
+ * how to learn it went.  The connection manager says so at once: 1 when
+ * an event is pending on c's channel within ms.  Once connected, the one
+ * event it can have is DISCONNECTED; it is left there, for
+ * rdma_disconnect() of a synchronous id, which waits for it, to read.
+ */
+static int cm_gone(struct conn *c, int ms)
+{
+	struct pollfd p;
+
+	if (!c->id->channel)
+		return 0;
+	p.fd = c->id->channel->fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+/*
  * A client over its grant, whatever the timing: it asks for one credit
  * (so no Reply grants it more), holds the server in ECHO_SLEEP with its
  * first Call and sends three more meanwhile.  However the server reaps
@@ -355,6 +376,7 @@ static void exceed(void)
 	struct srq base, after;
 	struct conn w, x;
 	struct ibv_wc wc;
+	int64_t end;
 	int i, dead;
 
 	if (conn_open(&w) || conn_open(&x))
@@ -365,13 +387,22 @@ static void exceed(void)
 	for (i = 1; i < 4; i++)
 		if (send_call(&x, ECHO_NULL, 1, NULL, i, NULL))
 			die("post_send");
-	for (i = 0; i < 4; i++)
-		if (!poll_cq(x.id->send_cq, &wc, GP_WAIT_MS))
-			break;
-	/* Its connection goes: a Call on it is never answered (the
+	/* Its connection goes: the CM says so (the server closed it), or,
+	 * failing a word from it, a Call on it is never answered (the
 	 * SLEEP's Reply may come first, none after). */
+	dead = 0;
+	end = now_ms() + GP_WAIT_MS;
+	for (i = 0; i < 4 && !dead && now_ms() < end;) {
+		if (poll_cq(x.id->send_cq, &wc, 50))
+			i++;
+		else
+			dead = cm_gone(&x, 0);
+	}
+	if (!dead)
+		dead = cm_gone(&x, 3000);
 	gp_wait_ms = 3000;
-	dead = call(&x, ECHO_NULL, NULL, 0) != 0;
+	if (!dead)
+		dead = call(&x, ECHO_NULL, NULL, 0) != 0;
 	gp_wait_ms = GP_WAIT_MS;
 	result(dead, "the client over its grant lost its connection");
 	get_srq(&w, &after);
