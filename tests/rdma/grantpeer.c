@@ -13,6 +13,9 @@
  *   -l    a burst holding nearly every buffer of a server with
  *         recv_buffers 32: the device's SRQ limit event, counted.
  *   -R    the server has recv_buffers 0: rings of their own, fixed grants.
+ *   -F    the same, because the server takes its device as having no
+ *         shared receive queues (RPCRDMA_DEBUG_NO_SRQ): each connection
+ *         counted in rs_srq_fallbacks.
  * -S shuts the server down at the end.
  */
 #include "config.h"
@@ -62,6 +65,7 @@ static const char *gp_addr, *gp_port, *gp_src;
 static uint32_t gp_xid;
 static int gp_failed, gp_checks;
 static int gp_rings;	/* -R: the server runs with recv_buffers 0 */
+static int gp_forced;	/* -F: ... or its device has no SRQ (forced) */
 static int gp_wait_ms = GP_WAIT_MS;	/* one Reply */
 static uint32_t gp_nrecv = GP_NRECV, gp_nsend = GP_NSEND;
 
@@ -310,9 +314,17 @@ static void many(int n, int rounds)
 	       full.gsum);
 	if (gp_rings)
 		result(full.pinned_kb == 0 && full.gmin == full.gmax,
-		       "rings of their own (recv_buffers 0): no shared "
+		       "rings of their own (%s): no shared "
 		       "receives (%u kB), a fixed grant (%u..%u)",
+		       gp_forced ? "no SRQ, forced" : "recv_buffers 0",
 		       full.pinned_kb, full.gmin, full.gmax);
+	if (gp_rings)
+		result(gp_forced ? full.fallbacks - base.fallbacks ==
+				   (uint32_t)held && base.fallbacks >= 1 :
+				   full.fallbacks == 0,
+		       "fallbacks to rings counted: %u for %d connections "
+		       "(%u before)", full.fallbacks - base.fallbacks, held,
+		       base.fallbacks);
 	else
 		result(full.pinned_kb > 0 && full.fallbacks == base.fallbacks,
 		       "shared receives: %u kB for %d connections (%u B "
@@ -474,7 +486,7 @@ int main(int argc, char **argv)
 	struct conn w;
 
 	gp_xid = rawpeer_xid_seed();
-	while ((c = getopt(argc, argv, "a:b:p:n:r:xlRS")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:n:r:xlRFS")) != -1) {
 		switch (c) {
 		case 'a': gp_addr = optarg; break;
 		case 'b': gp_src = optarg; break;
@@ -484,10 +496,11 @@ int main(int argc, char **argv)
 		case 'x': over = 1; break;
 		case 'l': lim = 1; break;
 		case 'R': gp_rings = 1; break;
+		case 'F': gp_rings = gp_forced = 1; break;
 		case 'S': shutdown = 1; break;
 		default:
 			fprintf(stderr, "usage: grantpeer -a SERVER -b SOURCE -p PORT "
-				"[-n CONNS [-r ROUNDS]] [-x] [-l] [-R] [-S]\n");
+				"[-n CONNS [-r ROUNDS]] [-x] [-l] [-R|-F] [-S]\n");
 			return 2;
 		}
 	}

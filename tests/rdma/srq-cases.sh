@@ -27,3 +27,17 @@ pair srq-limit \
 pair srq-rings \
 	"env RPCRDMA_RECV_BUFFERS=0 $b/tests/rdma/echo_server -a $srv" \
 	"$b/tests/rdma/grantpeer -R -n 20 -S -a $srv -b $cli"
+# A device without shared receive queues (forced: RPCRDMA_DEBUG_NO_SRQ):
+# the same rings, each connection counted a fallback, said once.
+pair srq-fallback \
+	"env RPCRDMA_DEBUG_NO_SRQ=1 $b/tests/rdma/echo_server -a $srv" \
+	"$b/tests/rdma/grantpeer -F -n 20 -S -a $srv -b $cli"
+if [ -e "$work/srq-fallback.server" ]; then
+	nw=$(grep -c "has no shared receive queues" "$work/srq-fallback.server")
+	if [ "$nw" = 1 ]; then
+		tap "ok - $kind: srq-fallback-said-once"
+	else
+		tap "not ok - $kind: srq-fallback-said-once ($nw warnings, expected 1)"
+		failed=1
+	fi
+fi
