@@ -301,6 +301,8 @@ enum cc_next cr_call_encode(struct cr_call *c, xdrproc_t xargs, void *argsp)
 	struct rpcrdma_req *rq = c->cc_rq;
 	int rc;
 
+	c->cc_xargs = xargs;
+	c->cc_argsp = argsp;
 	rc = cr_encode_call(cr, rq, c->cc_auth, c->cc_proc, xargs, argsp,
 			    rq->rq_scratch,
 			    cr->cr_x.rx_opts.ro_inline_send,
@@ -455,10 +457,28 @@ static enum cc_next send_once(struct cr_call *c)
 }
 
 /* The slot is in RQ_RESEND: the Send done, the chunks revoked.  Lock not held. */
+/*
+ * Why: RPCSEC_GSS wants a new sequence number for every transmission,
+ * the same xid kept (RFC 2203 5.3.3.1); the server's sequence window
+ * drops a Call whose number it has seen as a replay, so the bytes sent
+ * before cannot go again.  Other flavours go again as they were (a
+ * duplicate request cache knows them by their xid).  CC_SEND, or
+ * CC_RELEASE with cc_st set.
+ */
+static enum cc_next encode_again(struct cr_call *c)
+{
+	if (!c->cc_auth || c->cc_auth->ah_cred.oa_flavor != RPCSEC_GSS)
+		return CC_SEND;
+	return cr_call_encode(c, c->cc_xargs, c->cc_argsp);
+}
+
 void cr_call_resend_prep(struct cr_call *c)
 {
 	wait_send_done(c->cc_cr, c->cc_rq, &c->cc_deadline);
 	release_chunks(c->cc_cr, c->cc_rq, 0);
+	/* Cannot fail but for memory: the bytes sent before then go, and
+	 * the server, if it saw them, drops them (the call times out). */
+	(void)encode_again(c);
 }
 
 /*
@@ -515,6 +535,8 @@ static enum cc_next retry_with_chunk(struct cr_call *c)
 	struct rpcrdma_req *rq = c->cc_rq;
 
 	c->cc_retried = true;
+	if (encode_again(c) != CC_SEND)
+		return CC_RELEASE;
 	pthread_mutex_lock(&cr->cr_x.rx_lock);
 	cr->cr_x.rx_stats.rs_reply_chunk_retries++;
 	rq->rq_err = 0;

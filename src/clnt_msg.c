@@ -52,10 +52,18 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq, AUTH *auth,
 		     xdr_u_int32_t(&xdrs, &prog) &&
 		     xdr_u_int32_t(&xdrs, &vers) && xdr_u_int32_t(&xdrs, &p);
 	}
-	ok = ok && AUTH_MARSHALL(auth, &xdrs) &&
-	     AUTH_WRAP(auth, &xdrs, xargs, argsp);
+	ok = ok && AUTH_MARSHALL(auth, &xdrs);
+	/* RPCSEC_GSS integrity or privacy: the arguments are one opaque the
+	 * GSS layer checksums or seals over contiguous bytes, and nothing of
+	 * them may be placed by RDMA, so every byte is copied (the header,
+	 * all copied so far, says). */
+	if (ok && xb->xb_nsegs == 1 &&
+	    rpcrdma_call_wraps_body(buf, rpcrdma_xdrbuf_len(xb)))
+		xb->xb_threshold = 0;
+	ok = ok && AUTH_WRAP(auth, &xdrs, xargs, argsp);
 	XDR_DESTROY(&xdrs);
-	if (ok)
+	/* Full: a step whose failure the encoder ignored ran out of room. */
+	if (ok && !rpcrdma_xdrbuf_full(xb))
 		return 0;
 	/* Only a buffer that ran out is worth growing (cr_encode_spilled). */
 	return rpcrdma_xdrbuf_full(xb) ? -EMSGSIZE : -EINVAL;

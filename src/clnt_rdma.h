@@ -217,6 +217,8 @@ struct cr_call {
 	void *cc_resp;
 	struct rpcrdma_result_buf *cc_rb;	/* zero-copy, or NULL */
 	struct rpcrdma_xdr_buf cc_xb;		/* the Call, encoded */
+	xdrproc_t cc_xargs;			/* what it was encoded from: */
+	void *cc_argsp;				/* RPCSEC_GSS encodes it anew */
 	struct timespec cc_deadline;
 	bool cc_retried;	/* went once more with a Reply chunk */
 	bool cc_held;		/* holds the endpoint (cr_ep_get) */

@@ -467,3 +467,32 @@ void rpcrdma_cm_fit(const struct rpcrdma_cm_private *peer, bool offered,
 	if (offered && peer->pv_send_size < *recv_size)
 		*recv_size = peer->pv_send_size;
 }
+
+/* RFC 2203: flavor RPCSEC_GSS 6; rpc_gss_cred_vers_1_t body: version,
+ * gss_proc (DATA 0), seq_num, service (none 1, integrity 2, privacy 3). */
+#define RPC_FLAVOR_GSS		6u
+#define RPC_GSS_PROC_DATA	0u
+#define RPC_GSS_SVC_INTEGRITY	2u
+#define RPC_GSS_SVC_PRIVACY	3u
+
+static uint32_t call_word(const uint8_t *p, unsigned int i)
+{
+	p += 4 * i;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+bool rpcrdma_call_wraps_body(const void *call, size_t len)
+{
+	const uint8_t *p = call;
+	uint32_t svc;
+
+	/* xid, CALL, rpcvers, prog, vers, proc, flavor, length, then the
+	 * credential's version, gss_proc, seq_num and service: 12 words. */
+	if (!p || len < 12 * 4 || call_word(p, 1) != 0 /* CALL */ ||
+	    call_word(p, 6) != RPC_FLAVOR_GSS || call_word(p, 7) < 4 * 4 ||
+	    call_word(p, 9) != RPC_GSS_PROC_DATA)
+		return false;
+	svc = call_word(p, 11);
+	return svc == RPC_GSS_SVC_INTEGRITY || svc == RPC_GSS_SVC_PRIVACY;
+}

@@ -230,4 +230,15 @@ int rpcrdma_cm_private_decode(const void *buf, size_t len,
 void rpcrdma_cm_fit(const struct rpcrdma_cm_private *peer, bool offered,
 		    uint32_t *send_size, uint32_t *recv_size);
 
+/*
+ * Whether an RPC Call, its first len bytes at call (from its xid on, at
+ * least through its credential's service field), carries an RPCSEC_GSS
+ * DATA credential with integrity or privacy (RFC 2203 5.3.2): its
+ * arguments and its results then travel as one opaque the GSS layer
+ * checksums or seals, so nothing in them may be placed by RDMA (no Read
+ * or Write chunk items: such messages go inline or as Long Calls and
+ * Replies, RFC 8166 3.5.4), and the encoder must see them contiguous.
+ */
+bool rpcrdma_call_wraps_body(const void *call, size_t len);
+
 #endif /* RPCRDMA_RPC_RDMA_H */

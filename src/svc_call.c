@@ -328,6 +328,7 @@ pulled:
 		ct->ct_cur = rep;
 		ct->ct_xid = msg->rm_xid;
 		ct->ct_answered = 0;
+		ct->ct_wrapped = rpcrdma_call_wraps_body(m, len);
 		pthread_mutex_lock(&c->cn_x.rx_lock);
 		c->cn_x.rx_stats.rs_calls++;
 		pthread_mutex_unlock(&c->cn_x.rx_lock);

@@ -51,6 +51,9 @@ struct svc_rdma_call {
 	struct rpcrdma_rep *ct_cur;	/* the Call's receive, until reposted */
 	uint32_t ct_xid;		/* its xid: svc_sendreply() leaves it 0 */
 	int ct_answered;		/* a Reply or RDMA_ERROR went for it */
+	bool ct_wrapped;		/* RPCSEC_GSS integrity/privacy: its
+					 * Reply is one opaque, placed nowhere
+					 * (rpcrdma_call_wraps_body) */
 	uint32_t ct_slot;		/* which scratch slice its Reply uses */
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
 	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */

@@ -104,7 +104,9 @@ static int encode_reply(SVCAUTH *auth, struct rpc_msg *msg,
 	     (!res->res_xres ||
 	      SVCAUTH_WRAP(auth, &xdrs, res->res_xres, res->res_where));
 	XDR_DESTROY(&xdrs);
-	return ok ? 0 : -EMSGSIZE;
+	/* Full: a step whose failure the encoder ignored (RPCSEC_GSS's
+	 * setpos) ran out of room, and what followed is not the Reply. */
+	return ok && !rpcrdma_xdrbuf_full(xb) ? 0 : -EMSGSIZE;
 }
 
 static int src_encode(const struct reply_src *s, struct rpcrdma_xdr_buf *xb,
@@ -292,9 +294,12 @@ static bool_t reply_send(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	svc_rdma_reply_header(&ct->ct_hdr, ct->ct_xid, credits, &h);
 	/* Each service thread owns one scratch slice: Replies encode in
 	 * parallel. */
+	/* A wrapped body (RPCSEC_GSS integrity, privacy) is sealed as one
+	 * opaque: every byte copied, inline or in the Reply chunk. */
 	rc = src_encode(src, &xb, c->cn_scratch +
 			(size_t)ct->ct_slot * x->rx_opts.ro_inline_send,
-			x->rx_opts.ro_inline_send, x->rx_opts.ro_page_threshold);
+			x->rx_opts.ro_inline_send,
+			ct->ct_wrapped ? 0 : x->rx_opts.ro_page_threshold);
 	/* Encoded whole: the duplicate request cache keeps a copy. */
 	if (!rc && !src->src_kept)
 		svc_rdma_drc_keep(c, ct, &xb);

@@ -230,16 +230,18 @@ static u_int rpcrdma_xb_getpostn(XDR *xdrs)
 }
 
 /*
- * Only within the last copied segment, up to the furthest byte written in
- * it: enough for "back-patch a length, then return to the end", and
- * moving back truncates the message as it does with xdrmem.  Moving into
- * a referenced segment would mean writing caller memory, so refuse.
+ * Only within the last copied segment: back to any byte of it, and on
+ * past its end as far as the scratch goes, as xdrmem allows (RPCSEC_GSS
+ * skips a length word, encodes the body, then comes back to fill it in);
+ * bytes skipped over that were never written are zeroed.  Moving back
+ * truncates the message as it does with xdrmem.  Moving into a
+ * referenced segment would mean writing caller memory, so refuse.
  */
 static bool_t rpcrdma_xb_setpostn(XDR *xdrs, u_int pos)
 {
 	struct rpcrdma_xdr_buf *xb = rpcrdma_xb_of(xdrs);
 	struct rpcrdma_xdr_seg *last = rpcrdma_xb_last(xb);
-	uint32_t start;
+	uint32_t start, room;
 
 	xb->xb_pad_due = 0;
 	if (pos == xb->xb_len)
@@ -247,8 +249,21 @@ static bool_t rpcrdma_xb_setpostn(XDR *xdrs, u_int pos)
 	if (!last || last->xs_ref)
 		return FALSE;
 	start = xb->xb_len - last->xs_len;
-	if (pos < start || pos - start > xb->xb_hiwater)
+	/* The segment may grow to the end of the scratch. */
+	room = xb->xb_scratch_len - (uint32_t)(last->xs_base - xb->xb_scratch);
+	if (pos < start)
 		return FALSE;
+	if (pos - start > room) {
+		/* A caller that ignores the failure (RPCSEC_GSS does) must
+		 * not send what it encodes next: the buffer ran out. */
+		xb->xb_full = true;
+		return FALSE;
+	}
+	if (pos - start > xb->xb_hiwater) {
+		memset((char *)last->xs_base + xb->xb_hiwater, 0,
+		       pos - start - xb->xb_hiwater);
+		xb->xb_hiwater = pos - start;
+	}
 	last->xs_len = pos - start;
 	xb->xb_scratch_used =
 		(uint32_t)(last->xs_base - xb->xb_scratch) + last->xs_len;

@@ -1078,6 +1078,62 @@ END_TEST
 
 /* ---- suite -------------------------------------------------------------- */
 
+/* A Call header of words w (n of them) in buf: its bytes. */
+static size_t call_bytes(uint8_t *buf, const uint32_t *w, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		buf[4 * i] = (uint8_t)(w[i] >> 24);
+		buf[4 * i + 1] = (uint8_t)(w[i] >> 16);
+		buf[4 * i + 2] = (uint8_t)(w[i] >> 8);
+		buf[4 * i + 3] = (uint8_t)w[i];
+	}
+	return 4 * n;
+}
+
+/* RFC 2203: only DATA with integrity or privacy wraps the body. */
+START_TEST(gss_wrapped_bodies)
+{
+	/* xid CALL rpcvers prog vers proc | flavor len | v proc seq svc
+	 * | ctx handle length, 4 bytes of it */
+	uint32_t w[] = { 1, 0, 2, 100003, 3, 1, 6, 24, 1, 0, 5, 2, 4, 0xabcd };
+	uint8_t buf[64];
+	size_t n = call_bytes(buf, w, 14);
+	unsigned int svc;
+
+	for (svc = 0; svc <= 4; svc++) {
+		w[11] = svc;
+		n = call_bytes(buf, w, 14);
+		ck_assert_int_eq(rpcrdma_call_wraps_body(buf, n),
+				 svc == 2 || svc == 3);
+	}
+	w[11] = 3;
+	n = call_bytes(buf, w, 14);
+	/* short: everything up to the service word is needed */
+	ck_assert(!rpcrdma_call_wraps_body(buf, 47));
+	ck_assert(rpcrdma_call_wraps_body(buf, 48));
+	ck_assert(!rpcrdma_call_wraps_body(NULL, n));
+	/* context creation (INIT 1, CONTINUE_INIT 2) and DESTROY 3 carry
+	 * no wrapped body */
+	w[9] = 1;
+	ck_assert(!rpcrdma_call_wraps_body(buf, call_bytes(buf, w, 14)));
+	w[9] = 3;
+	ck_assert(!rpcrdma_call_wraps_body(buf, call_bytes(buf, w, 14)));
+	w[9] = 0;
+	/* another flavour (AUTH_SYS 1) with the same words */
+	w[6] = 1;
+	ck_assert(!rpcrdma_call_wraps_body(buf, call_bytes(buf, w, 14)));
+	w[6] = 6;
+	/* a Reply (msg type 1), and a credential too short for the words */
+	w[1] = 1;
+	ck_assert(!rpcrdma_call_wraps_body(buf, call_bytes(buf, w, 14)));
+	w[1] = 0;
+	w[7] = 12;
+	ck_assert(!rpcrdma_call_wraps_body(buf, call_bytes(buf, w, 14)));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rpc_rdma");
@@ -1138,6 +1194,7 @@ int main(void)
 	tcase_add_test(pd, pd_fit_to_offer);
 	tcase_add_test(pd, pd_unrecognised);
 	tcase_add_test(pd, pd_encode_short_buffer);
+	tcase_add_test(pd, gss_wrapped_bodies);
 	suite_add_tcase(s, pd);
 
 	sr = srunner_create(s);

@@ -518,6 +518,66 @@ START_TEST(inline_and_alignment)
 }
 END_TEST
 
+/*
+ * What RPCSEC_GSS's wrap does (RFC 2203 5.3.2.2, libtirpc's
+ * xdr_rpc_gss_wrap_data): skip the body's length word, encode the body,
+ * come back to fill the length in, read the body back contiguous
+ * (XDR_INLINE), then go to the end.  The result is what xdrmem makes;
+ * and past the scratch the move fails and marks the buffer full, as a
+ * caller that ignores the failure must not send what follows.
+ */
+START_TEST(setpos_gss_wrap)
+{
+	static char body[40] = "a body the GSS layer checksums, 38 byt";
+	struct rpcrdma_xdr_buf xb;
+	char want[128], small[32];
+	u_int start, end, len, seq = 7, i;
+	XDR x, m;
+	char *p;
+
+	for (i = 0; i < 2; i++) {
+		XDR *s = i ? &x : &m;
+
+		if (i) {
+			ck_assert_int_eq(rpcrdma_xdrbuf_init(&xb, scratch, BIG, 0), 0);
+			rpcrdma_xdrbuf_create(&x, &xb);
+		} else {
+			xdrmem_create(&m, want, sizeof(want), XDR_ENCODE);
+		}
+		ck_assert(xdr_u_int(s, &seq));		/* a header word */
+		start = XDR_GETPOS(s);
+		ck_assert(XDR_SETPOS(s, start + 4));
+		ck_assert(xdr_u_int(s, &seq));
+		p = body;
+		len = sizeof(body);
+		ck_assert(xdr_bytes(s, &p, &len, sizeof(body)));
+		end = XDR_GETPOS(s);
+		len = end - start - 4;
+		ck_assert(XDR_SETPOS(s, start + 4));
+		ck_assert_ptr_nonnull(XDR_INLINE(s, len));
+		ck_assert(XDR_SETPOS(s, start));
+		ck_assert(xdr_u_int(s, &len));
+		ck_assert(XDR_SETPOS(s, end));
+		ck_assert(xdr_u_int(s, &seq));		/* the checksum's place */
+	}
+	ck_assert_uint_eq(XDR_GETPOS(&x), XDR_GETPOS(&m));
+	ck_assert(!rpcrdma_xdrbuf_full(&xb));
+	ck_assert_uint_eq(rpcrdma_xdrbuf_nsegs(&xb), 1);
+	ck_assert_int_eq(rpcrdma_xdrbuf_copy_out(&xb, out, sizeof(out)),
+			 (int)XDR_GETPOS(&m));
+	ck_assert_mem_eq(out, want, XDR_GETPOS(&m));
+
+	/* past the scratch: refused, and the buffer is full */
+	ck_assert_int_eq(rpcrdma_xdrbuf_init(&xb, small, sizeof(small), 0), 0);
+	rpcrdma_xdrbuf_create(&x, &xb);
+	ck_assert(xdr_u_int(&x, &seq));
+	ck_assert(XDR_SETPOS(&x, sizeof(small)));
+	ck_assert(!rpcrdma_xdrbuf_full(&xb));
+	ck_assert(!XDR_SETPOS(&x, sizeof(small) + 4));
+	ck_assert(rpcrdma_xdrbuf_full(&xb));
+}
+END_TEST
+
 START_TEST(setpos_rules)
 {
 	static char data[9] = "12345678";
@@ -539,7 +599,14 @@ START_TEST(setpos_rules)
 	ck_assert(XDR_SETPOS(&x, mark));
 	ck_assert(xdr_u_int(&x, &patch));
 	ck_assert(XDR_SETPOS(&x, end));
-	ck_assert(!XDR_SETPOS(&x, end + 4));	/* never written */
+	/* past the end: allowed within the scratch, as xdrmem, zeroed */
+	ck_assert(XDR_SETPOS(&x, end + 4));
+	ck_assert_uint_eq(XDR_GETPOS(&x), end + 4);
+	ck_assert_int_eq(rpcrdma_xdrbuf_copy_out(&xb, out, sizeof(out)), 16);
+	ck_assert_mem_eq(out, want, 12);
+	ck_assert_uint_eq(out[12] | out[13] | out[14] | out[15], 0);
+	ck_assert(XDR_SETPOS(&x, end));
+	ck_assert(!rpcrdma_xdrbuf_full(&xb));
 	ck_assert_int_eq(rpcrdma_xdrbuf_copy_out(&xb, out, sizeof(out)), 12);
 	ck_assert_mem_eq(out, want, 12);
 
@@ -697,6 +764,7 @@ int main(void)
 	tcase_add_test(tc, decode_ops_refused);
 	tcase_add_test(tc, inline_and_alignment);
 	tcase_add_test(tc, setpos_rules);
+	tcase_add_test(tc, setpos_gss_wrap);
 	tcase_add_test(tc, copy_out_and_reset);
 	tcase_add_test(tc, big_strings);
 	tcase_add_test(tc, full_flag_segments);
