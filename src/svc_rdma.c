@@ -392,10 +392,23 @@ static void conn_register(struct svc_rdma_conn *c)
 	xprt_register(&c->cn_xprt);
 }
 
+/*
+ * Why the auth goes here: libtirpc's svcauth_gss keeps a connection's
+ * RPCSEC_GSS context in a cache keyed by the SVCXPRT's address, dropped
+ * only by RPCSEC_GSS_DESTROY or after 5 idle minutes.  A connection made
+ * later at the same address must never inherit it, so it is destroyed
+ * with the connection (AUTH_SYS's ops destroy nothing).
+ */
 static void conn_unregister(struct svc_rdma_conn *c)
 {
+	SVCAUTH *auth = &c->cn_ext.xp_auth;
+
 	xprt_unregister(&c->cn_xprt);
 	rpcrdma_fdreg_del(c->cn_fd);
+	if (auth->svc_ah_ops && auth->svc_ah_ops->svc_ah_destroy)
+		SVCAUTH_DESTROY(auth);
+	auth->svc_ah_ops = NULL;
+	auth->svc_ah_private = NULL;
 }
 
 static void getreq(int fd)

@@ -10,7 +10,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 # timing ones (bystander latencies, the bench) only where want timing.
 case_files="conf-cases.sh chain-cases.sh drc-cases.sh srq-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh
 	xdr-cases.sh nfs3-cases.sh probe-cases.sh preload-cases.sh creds-cases.sh
-	swi-cases.sh"
+	swi-cases.sh gss-cases.sh"
 timing_files="fair-cases.sh bench-cases.sh"
 # Left out where not want slow: configuration's effects on real verbs
 # (the parser itself is unit-tested and fuzzed in every build), the
@@ -25,7 +25,7 @@ rxe_only_files="probe-cases.sh"
 # Files of common cases only (lib.sh, want common); drc-cases.sh and
 # swi-cases.sh mark their common cases themselves.
 common_files="chain-cases.sh clnt-cases.sh async-cases.sh rpcb-cases.sh"
-common_files="$common_files xdr-cases.sh preload-cases.sh creds-cases.sh"
+common_files="$common_files xdr-cases.sh preload-cases.sh creds-cases.sh gss-cases.sh"
 
 pair bedproof \
 	"$b/tests/rdma/bedproof server -v -a $srv" \

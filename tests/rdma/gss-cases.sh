@@ -1,0 +1,114 @@
+# RPCSEC_GSS (RFC 2203, Kerberos V5) over RDMA: a realm made for this run
+# (a KDC from Debian's krb5-kdc on the server host, a service key in a
+# keytab, a user's ticket on the client host; all under $work, gone with
+# it), then a context established over clnt_rdma_create() (RPCSEC_GSS_INIT
+# as an RDMA Call) and echoes of 0 bytes to past 1 MiB at each service
+# level, byte-exact, the server seeing the caller's principal and level.
+# Sourced by cases.sh (lib.sh's helpers).
+
+gss_dir=$work/krb5
+gss_port=8853
+gss_env="KRB5_CONFIG=$gss_dir/krb5.conf KRB5_KDC_PROFILE=$gss_dir/kdc.conf"
+gss_env="$gss_env KRB5CCNAME=FILE:$gss_dir/ccache KRB5_KTNAME=FILE:$gss_dir/keytab"
+gss_kdc=
+
+# gss_realm: TEST.REALM with echo/rpcsrv.test and tester; 0 when the
+# client host holds tester's ticket.  Names are never looked up in DNS.
+gss_realm() {
+	rm -rf "$gss_dir" && mkdir -p "$gss_dir" || return 1
+	cat >"$gss_dir/krb5.conf" <<EOF
+[libdefaults]
+	default_realm = TEST.REALM
+	dns_lookup_kdc = false
+	dns_lookup_realm = false
+	dns_canonicalize_hostname = false
+	rdns = false
+	udp_preference_limit = 1
+[realms]
+	TEST.REALM = {
+		kdc = $srv:$gss_port
+	}
+[domain_realm]
+	rpcsrv.test = TEST.REALM
+EOF
+	cat >"$gss_dir/kdc.conf" <<EOF
+[kdcdefaults]
+	kdc_ports = $gss_port
+	kdc_tcp_ports = $gss_port
+[realms]
+	TEST.REALM = {
+		database_name = $gss_dir/principal
+		key_stash_file = $gss_dir/stash
+		acl_file = $gss_dir/kadm5.acl
+	}
+[logging]
+	kdc = FILE:$gss_dir/kdc.log
+EOF
+	(
+		export KRB5_CONFIG="$gss_dir/krb5.conf" KRB5_KDC_PROFILE="$gss_dir/kdc.conf"
+		kdb5_util create -s -r TEST.REALM -P "master-$$" &&
+		kadmin.local -q "addprinc -randkey echo/rpcsrv.test" &&
+		kadmin.local -q "ktadd -k $gss_dir/keytab echo/rpcsrv.test" &&
+		kadmin.local -q "addprinc -pw tester-$$ tester"
+	) >"$gss_dir/setup.log" 2>&1 || return 1
+	env $gss_env $RPCRDMA_SERVER_EXEC krb5kdc -n >>"$gss_dir/setup.log" 2>&1 &
+	gss_kdc=$!
+	i=0
+	until echo "tester-$$" | env $gss_env $RPCRDMA_CLIENT_EXEC kinit tester \
+		>>"$gss_dir/setup.log" 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 50 ] && kill -0 $gss_kdc 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# gss_case NAME LEVEL: gss_server and gss_client at LEVEL; the client
+# checks every echo, the server must have seen tester@TEST.REALM at it.
+gss_case() {
+	name=$1 level=$2; port=$((port + 1))
+	case $level in none) svc=1 ;; integrity) svc=2 ;; *) svc=3 ;; esac
+	ready=$work/$name.ready
+	rm -f "$ready"
+	timeout 120 env $gss_env $RPCRDMA_SERVER_EXEC "$b/tests/rdma/gss_server" \
+		-a "$srv" -p $port -r "$ready" -s echo@rpcsrv.test \
+		>"$work/$name.server" 2>&1 &
+	spid=$!
+	wait_for "$ready" $spid
+	why=
+	if [ -e "$ready" ]; then
+		timeout 120 env $gss_env $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/gss_client" \
+			-a "$srv" -p $port -b "$cli" -s echo@rpcsrv.test -l $level \
+			>"$work/$name.client" 2>&1 || why="client exit $?"
+	else
+		why="server never became ready"
+	fi
+	[ -z "$why" ] || kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	[ -n "$why" ] || [ $src -eq 0 ] || why="server exit $src"
+	[ -n "$why" ] || grep -qx "gss_server: caller tester@TEST.REALM service $svc" \
+		"$work/$name.server" || why="the server never saw tester@TEST.REALM at service $svc"
+	if [ -z "$why" ] && grep -q "runtime error\|AddressSanitizer" "$work/$name.server" "$work/$name.client"; then
+		why="sanitizer report"
+	fi
+	if [ -z "$why" ]; then
+		tap "ok - $kind: $name"
+	else
+		tap "not ok - $kind: $name ($why)"
+		for f in server client; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/$name.$f"
+		done
+		failed=1
+	fi
+}
+
+if gss_realm; then
+	gss_case gss-krb5 none
+	gss_case gss-krb5i integrity
+	gss_case gss-krb5p privacy
+else
+	tap "not ok - $kind: gss-realm (no Kerberos realm: krb5-kdc and krb5-user installed?)"
+	awk '{ print "# setup: " $0 }' "$gss_dir/setup.log" "$gss_dir/kdc.log" 2>/dev/null
+	failed=1
+fi
+[ -z "$gss_kdc" ] || { kill $gss_kdc 2>/dev/null; wait $gss_kdc 2>/dev/null; }
