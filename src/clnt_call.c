@@ -456,7 +456,6 @@ static enum cc_next send_once(struct cr_call *c)
 	return next;
 }
 
-/* The slot is in RQ_RESEND: the Send done, the chunks revoked.  Lock not held. */
 /*
  * Why: RPCSEC_GSS wants a new sequence number for every transmission,
  * the same xid kept (RFC 2203 5.3.3.1); the server's sequence window
@@ -472,6 +471,7 @@ static enum cc_next encode_again(struct cr_call *c)
 	return cr_call_encode(c, c->cc_xargs, c->cc_argsp);
 }
 
+/* The slot is in RQ_RESEND: the Send done, the chunks revoked.  Lock not held. */
 void cr_call_resend_prep(struct cr_call *c)
 {
 	wait_send_done(c->cc_cr, c->cc_rq, &c->cc_deadline);

@@ -137,6 +137,43 @@ static uint32_t chain_max(const struct rpcrdma_xprt *x, int write)
 	return chain;
 }
 
+/* The room of a chain about to go, r->want of it: 0 taken, -EAGAIN none
+ * free now, or the connection's failure (nothing goes on a failing QP). */
+static int chain_room(struct room *r)
+{
+	int rc = __atomic_load_n(&r->x->rx_dead, __ATOMIC_ACQUIRE);
+
+	if (rc)
+		return rc;
+	return take_room(r) ? 0 : -EAGAIN;
+}
+
+/* Post the chain of r->want pieces into rw, its last WR completing as
+ * last: how many (> 0), or the QP's failure with the room given back. */
+static int chain_post(struct room *r, struct rpcrdma_rw_ctx *rw,
+		      enum rpcrdma_cqe_kind last, int write,
+		      const struct rpcrdma_sge *local,
+		      const struct rpcrdma_remote *remote)
+{
+	int rc;
+
+	rw->rw_cqe.cq_kind = last;
+	rw->rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
+	__atomic_store_n(&rw->rw_status, 0, __ATOMIC_RELEASE);
+	rc = rpcrdma_post_rw(&r->x->rx_ep, write, local, remote, r->want,
+			     &rw->rw_cqe, &rw->rw_member);
+	if (rc) {
+		/*
+		 * The QP is failing.  What was posted of the chain, if any,
+		 * is flushed, but only a signaled WR completes: the last one
+		 * was not posted, so nothing gives the room back but us.
+		 */
+		give_room(r);
+		return rc < 0 ? rc : -EIO;
+	}
+	return (int)r->want;
+}
+
 int rpcrdma_rw_start(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		     int write, const struct rpcrdma_sge *local,
 		     const struct rpcrdma_remote *remote, unsigned int n)
@@ -149,22 +186,10 @@ int rpcrdma_rw_start(struct rpcrdma_xprt *x, struct rpcrdma_rw_ctx *rw,
 		return -EACCES;
 	if (!chain || !n)
 		return -EINVAL;
-	rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+	rc = chain_room(&r);
 	if (rc)
 		return rc;
-	if (!take_room(&r))
-		return -EAGAIN;
-	rw->rw_cqe.cq_kind = RPCRDMA_CQE_RW;
-	rw->rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
-	__atomic_store_n(&rw->rw_status, 0, __ATOMIC_RELEASE);
-	rc = rpcrdma_post_rw(&x->rx_ep, write, local, remote, r.want,
-			     &rw->rw_cqe, &rw->rw_member);
-	if (rc) {
-		/* The QP is failing: as rpcrdma_rw_move, the room goes back. */
-		give_room(&r);
-		return rc < 0 ? rc : -EIO;
-	}
-	return (int)r.want;
+	return chain_post(&r, rw, RPCRDMA_CQE_RW, write, local, remote);
 }
 
 int rpcrdma_rw_state(const struct rpcrdma_rw_ctx *rw)
@@ -226,33 +251,20 @@ int rpcrdma_rw_ahead(struct rpcrdma_xprt *x, const struct rpcrdma_sge *local,
 
 	if (!chain || !n)
 		return -EINVAL;
-	rc = __atomic_load_n(&x->rx_dead, __ATOMIC_ACQUIRE);
+	rc = chain_room(&r);
 	if (rc)
 		return rc;
-	if (!take_room(&r))
-		return -EAGAIN;
 	ra = ahead_get(x, r.want);
 	if (!ra) {
 		give_room(&r);
 		return -ENOMEM;
 	}
-	ra->ra_rw.rw_cqe.cq_kind = RPCRDMA_CQE_RW_AHEAD;
-	ra->ra_rw.rw_member.cq_kind = RPCRDMA_CQE_RW_MEMBER;
-	__atomic_store_n(&ra->ra_rw.rw_status, 0, __ATOMIC_RELEASE);
-	rc = rpcrdma_post_rw(&x->rx_ep, 1, local, remote, r.want,
-			     &ra->ra_rw.rw_cqe, &ra->ra_rw.rw_member);
-	if (rc) {
-		/*
-		 * The QP is failing.  What was posted of the chain, if any,
-		 * is flushed, but only a signaled WR completes: the last one
-		 * was not posted, so nothing will give the room back but us.
-		 * The context stays marked: a late member flush may name it.
-		 */
-		give_room(&r);
-		return rc < 0 ? rc : -EIO;
+	/* Failed, the context stays marked: a late member flush may name it. */
+	rc = chain_post(&r, &ra->ra_rw, RPCRDMA_CQE_RW_AHEAD, 1, local, remote);
+	if (rc > 0) {
+		pthread_mutex_lock(&x->rx_lock);
+		x->rx_stats.rs_writes_ahead++;
+		pthread_mutex_unlock(&x->rx_lock);
 	}
-	pthread_mutex_lock(&x->rx_lock);
-	x->rx_stats.rs_writes_ahead++;
-	pthread_mutex_unlock(&x->rx_lock);
-	return (int)r.want;
+	return rc;
 }
