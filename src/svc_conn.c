@@ -95,8 +95,12 @@ void svc_rdma_conn_past_grant(struct svc_rdma_conn *c)
 	struct rpcrdma_xprt *x = &c->cn_x;
 	int first;
 
+	/* Once per connection, whatever else ended it first (a burst past
+	 * the grant can be found as the connection goes for another cause:
+	 * still counted, once). */
 	pthread_mutex_lock(&x->rx_lock);
-	first = x->rx_dead != -EPROTO;
+	first = !c->cn_past_grant;
+	c->cn_past_grant = 1;
 	if (first)
 		x->rx_stats.rs_grant_exceeded++;
 	if (!x->rx_dead)
@@ -535,8 +539,6 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	conn_linger(c);
 	/* Replies still parked never go: their buffers go back. */
 	svc_rdma_park_fini(&c->cn_park);
-	pthread_mutex_lock(&l->ln_lock);
-	conn_unlink(&l->ln_closing, c);
 	/*
 	 * A flushed completion or a refused post (-ECONNRESET) can end a
 	 * connection before rdma_cm reports the peer gone, and destroying its
@@ -550,8 +552,6 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	c->cn_x.rx_stats.rs_conns_freed++;
 	RPCRDMA_PROBE2(svc_teardown, &c->cn_x, c->cn_lost);
 	pthread_mutex_unlock(&c->cn_x.rx_lock);
-	svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
-	pthread_mutex_unlock(&l->ln_lock);
 	rpcrdma_ep_disconnect(&c->cn_x.rx_ep);
 	/* Its events a wait kept name c, and hold its id. */
 	svc_rdma_cm_forget(l, c->cn_x.rx_ep.re_id);
@@ -559,14 +559,19 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	/*
 	 * Shared receives its QP took and nobody reaped (Calls that came
 	 * as it went, receives flushed) would be lost to the queue with
-	 * the CQ: the QP goes first, then its CQ is reaped dry, and every
-	 * buffer found goes back (svc_rdma_conn_srq_leave).
+	 * the CQ: the QP goes first (svc_rdma_bufs_free), then its CQ is
+	 * reaped dry, and every buffer found goes back
+	 * (svc_rdma_conn_srq_leave).  What that reaping counts (a burst
+	 * past the grant that came as the peer went) is the connection's
+	 * too: its counters join the listener's closed sum only after.
 	 */
-	if (c->cn_srq) {
-		rpcrdma_ep_destroy_qp(&c->cn_x.rx_ep);
+	if (c->cn_srq)
 		while (conn_reap(c) > 0)
 			;
-	}
+	pthread_mutex_lock(&l->ln_lock);
+	conn_unlink(&l->ln_closing, c);
+	svc_rdma_stats_add(&l->ln_closed, &c->cn_x.rx_stats);
+	pthread_mutex_unlock(&l->ln_lock);
 	rpcrdma_xprt_fini(&c->cn_x);
 	/* Calls whose Reads were under way: receives and buffers back. */
 	svc_rdma_holds_fini(c);

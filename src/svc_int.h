@@ -122,6 +122,7 @@ struct svc_rdma_conn {
 	struct svc_rdma_addr cn_laddr;	/* xp_ltaddr's storage */
 	struct svc_rdma_addr cn_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
 	int cn_lost;			/* the peer or fabric ended it (rx_lock) */
+	int cn_past_grant;		/* it sent Calls past its grant (rx_lock) */
 	uint64_t cn_last_call_ns;	/* a Call last came (idle_timeout_ms) */
 	struct svc_rdma_mem cn_mem;	/* max_conn_memory (cn_dev->dv_lock) */
 	/* svc_run mode, fair turns (svc_loop.c): */
