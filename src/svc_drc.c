@@ -69,11 +69,22 @@ static void count(struct svc_rdma_conn *c, const struct rpcrdma_drc_stats *a,
 }
 
 /*
+ * Whether Calls of this credential's flavour are cached: AUTH_NONE and
+ * AUTH_SYS only.  An RPCSEC_GSS retransmission carries a new sequence
+ * number (RFC 2203 section 5.3.3.1) and, at authentication alone, the
+ * same arguments: a kept Reply would answer it with a verifier over the
+ * old number, which the client must refuse, and before the server had
+ * checked the Call's own credential at all.  Such Calls are
+ * authenticated and run every time.
+ */
+static bool drc_flavour(const struct opaque_auth *cr)
+{
+	return cr->oa_flavor == AUTH_NONE || cr->oa_flavor == AUTH_SYS;
+}
+
+/*
  * The key: no source port, for a retransmission comes on a new
- * connection.  The credential is in the checksum for AUTH_NONE and
- * AUTH_SYS only: RPCSEC_GSS puts a sequence number in it that changes
- * with every retransmission (RFC 2203 section 5.3.3.1), so it could never
- * match; its flavour still counts.
+ * connection; the credential in the checksum (drc_flavour's only).
  */
 static int make_key(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 		    const struct rpc_msg *msg, const char *m, uint32_t len,
@@ -81,7 +92,6 @@ static int make_key(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 {
 	const struct opaque_auth *cr = &msg->rm_call.cb_cred;
 	uint32_t pos = XDR_GETPOS(&ct->ct_args);
-	int body = cr->oa_flavor == AUTH_NONE || cr->oa_flavor == AUTH_SYS;
 
 	memset(k, 0, sizeof(*k));
 	if (pos > len ||
@@ -92,8 +102,7 @@ static int make_key(struct svc_rdma_conn *c, struct svc_rdma_call *ct,
 	k->dk_vers = (uint32_t)msg->rm_call.cb_vers;
 	k->dk_proc = (uint32_t)msg->rm_call.cb_proc;
 	k->dk_arglen = len - pos;
-	k->dk_csum = rpcrdma_drc_csum(body ? cr->oa_base : NULL,
-				      body ? cr->oa_length : 0,
+	k->dk_csum = rpcrdma_drc_csum(cr->oa_base, cr->oa_length,
 				      (uint32_t)cr->oa_flavor, m + pos, len - pos);
 	return 0;
 }
@@ -112,7 +121,8 @@ enum svc_rdma_drc_do svc_rdma_drc_check(struct svc_rdma_conn *c,
 	ct->ct_drc = NULL;
 	/* Procedure 0 does nothing by convention (RFC 5531 section 12.1):
 	 * pings would only push real Replies out. */
-	if (!d || !msg->rm_call.cb_proc || make_key(c, ct, msg, m, len, &k))
+	if (!d || !msg->rm_call.cb_proc || !drc_flavour(&msg->rm_call.cb_cred) ||
+	    make_key(c, ct, msg, m, len, &k))
 		return SVC_RDMA_DRC_SERVE;
 	pthread_mutex_lock(&d->sdc_lock);
 	before = d->sdc_dc.dc_stats;

@@ -30,6 +30,11 @@ drc_case drc-once-inline $on "" "-m once -k inline -n 100 -e 1" 1
 drc_case drc-once-reply-chunk $on "" "-m once -k reply -n 8000 -e 1" 1
 drc_case drc-once-write-chunk $on "" "-m once -k write -n 8000 -e 1" 1
 drc_case drc-once-threaded $on "-j 4" "-m once -k reply -n 8000 -e 1" 1
+# RPCSEC_GSS Calls are never cached (svc_drc.c): a Call with a context
+# the server never made, then its retransmission on a new connection with
+# the next sequence number, each refused afresh (AUTH_ERROR, CREDPROBLEM),
+# none run; a garbage INIT token refused; 0 hits.
+drc_case drc-gss-never-cached $on "" "-m gss -k inline -n 100" 0
 # The control: drc_size 0, the same retransmission runs the procedure again.
 drc_case drc-off-runs-twice "RPCRDMA_DRC_SIZE=0" "" "-m once -k inline -n 100 -e 2" 0
 drc_case drc-off-runs-twice-chunk "RPCRDMA_DRC_SIZE=0" "" "-m once -k reply -n 8000 -e 2" 0

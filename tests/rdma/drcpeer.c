@@ -9,7 +9,15 @@
  *                duplicate request cache), -e 2 a second execution (none);
  *   -m inprog    the same Call on a second connection while the first
  *                copy still runs (ms 3000): no Reply to the copy, the
- *                first copy's Reply, then the copy once more: the kept one.
+ *                first copy's Reply, then the copy once more: the kept one;
+ *   -m gss       the Call with an RPCSEC_GSS credential (RFC 2203: DATA,
+ *                a context handle the server never made, a made-up MIC),
+ *                then again on a new connection with the next sequence
+ *                number, as a client retransmits: each must be refused
+ *                (AUTH_ERROR, RPCSEC_GSS_CREDPROBLEM) and run nothing, the
+ *                second never answered from the cache (the case checks
+ *                its hits); then an RPCSEC_GSS_INIT whose token is
+ *                garbage: refused (AUTH_ERROR), the server standing.
  * -k inline|reply|write: the Reply inline (small), in a Reply chunk, or
  * its data placed in a Write chunk (-n bytes of results).  -S shuts the
  * server down at the end.  Exits 0 only if every check passed.
@@ -176,6 +184,59 @@ static void send_call(struct conn *c, uint32_t xid, uint32_t prog,
 	m.m_len = (size_t)n;
 	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
 		put32(&m, w[i]);
+	for (i = 0; i < (size_t)nargs; i++)
+		put32(&m, args[i]);
+	memcpy(c->sbuf, m.m_buf, m.m_len);
+	if (rdma_post_send(c->id, NULL, c->sbuf, m.m_len, c->smr, 0))
+		die("rdma_post_send: %s", strerror(errno));
+	if (!poll_cq(c->id->send_cq, &wc, DP_WAIT_MS) || wc.status)
+		die("Send of xid %#x failed", xid);
+}
+
+/*
+ * A Call of prog/proc whose credential is RPCSEC_GSS (RFC 2203 5.3.1):
+ * procedure gproc, sequence seq, service none, a 4-byte context handle
+ * (none for INIT), and for DATA a 16-byte verifier no context made; args
+ * (nargs words) follow.  Inline, no chunks.
+ */
+static void send_gss_call(struct conn *c, uint32_t xid, uint32_t prog,
+			  uint32_t proc, uint32_t gproc, uint32_t seq,
+			  const uint32_t *args, int nargs)
+{
+	int init = gproc == 1;
+	uint32_t w[] = {
+		xid, 0 /* CALL */, 2, prog, 1, proc,
+		6 /* RPCSEC_GSS */, init ? 20 : 24,
+		1 /* version */, gproc, seq, 1 /* none */, init ? 0 : 4,
+		0x5eedc0de,	/* the handle (DATA only) */
+		6, 16, 0x11111111, 0x22222222, 0x33333333, 0x44444444,
+	};
+	struct rpcrdma_hdr h;
+	struct msg m = { .m_len = 0 };
+	struct ibv_wc wc;
+	ssize_t n;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.hd_xid = xid;
+	h.hd_vers = RPCRDMA_VERSION;
+	h.hd_credits = 8;
+	h.hd_proc = RPCRDMA_MSG;
+	n = rpcrdma_hdr_encode(m.m_buf, sizeof(m.m_buf), &h);
+	if (n < 0)
+		die("header encode: %zd", n);
+	m.m_len = (size_t)n;
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		/* INIT: no handle word, and an AUTH_NONE verifier. */
+		if (init && i == 13)
+			continue;
+		if (init && i == 14) {
+			put32(&m, 0);
+			put32(&m, 0);
+			break;
+		}
+		put32(&m, w[i]);
+	}
 	for (i = 0; i < (size_t)nargs; i++)
 		put32(&m, args[i]);
 	memcpy(c->sbuf, m.m_buf, m.m_len);
@@ -365,6 +426,57 @@ static void inprog(uint32_t bytes)
 	conn_close(&b);
 }
 
+/* An RPC Reply denied for AUTH_ERROR: its reason, else -1. */
+static int auth_error(const struct rpcmsg *rpc, uint32_t xid)
+{
+	if (rpc->len < 20 || get32(rpc->p) != xid || get32(rpc->p + 4) != 1 ||
+	    get32(rpc->p + 8) != 1 /* MSG_DENIED */ ||
+	    get32(rpc->p + 12) != 1 /* AUTH_ERROR */)
+		return -1;
+	return (int)get32(rpc->p + 16);
+}
+
+/* RPCSEC_GSS Calls no context was made for: refused, never run, never
+ * answered from the duplicate request cache (svc_drc.c). */
+static void gss(uint32_t bytes)
+{
+	uint32_t xid = 0x64750000u + (uint32_t)(getpid() & 0xffff) * 16;
+	uint32_t args[2] = { 0, bytes }, base, end, written;
+	uint32_t token[1 + 16] = { 64 };
+	struct rpcmsg rpc;
+	struct conn a, b;
+	int why, i;
+
+	conn_open(&a);
+	base = get_count(&a, xid + 1);
+	send_gss_call(&a, xid, DRC_PROG, DRC_PROC_ADD, 0 /* DATA */, 1, args, 2);
+	why = get_reply(&a, xid, DP_WAIT_MS, &rpc, &written) ?
+	      auth_error(&rpc, xid) : -2;
+	result(why == 13, "an unknown context is refused: AUTH_ERROR, "
+	       "RPCSEC_GSS_CREDPROBLEM (why %d)", why);
+	/* The client lost the connection and sends it again: the same xid
+	 * and arguments, the next sequence number (RFC 2203 5.3.3.1). */
+	conn_close(&a);
+	conn_open(&b);
+	send_gss_call(&b, xid, DRC_PROG, DRC_PROC_ADD, 0, 2, args, 2);
+	why = get_reply(&b, xid, DP_WAIT_MS, &rpc, &written) ?
+	      auth_error(&rpc, xid) : -2;
+	result(why == 13, "its retransmission is refused afresh (why %d)", why);
+	/* A context creation whose token is 64 bytes of garbage. */
+	for (i = 1; i <= 16; i++)
+		token[i] = 0xdeadbeefu ^ (uint32_t)i * 0x01010101u;
+	send_gss_call(&b, xid + 3, DRC_PROG, 0, 1 /* INIT */, 0, token, 17);
+	why = get_reply(&b, xid + 3, DP_WAIT_MS, &rpc, &written) ?
+	      auth_error(&rpc, xid + 3) : -2;
+	result(why > 0, "a mangled INIT token is refused: AUTH_ERROR (why %d)",
+	       why);
+	end = get_count(&b, xid + 2);
+	printf("drcpeer: executions %u of refused RPCSEC_GSS Calls\n",
+	       end - base);
+	result(end == base, "no refused Call ran (%u executions)", end - base);
+	conn_close(&b);
+}
+
 static void shutdown_server(void)
 {
 	struct conn c;
@@ -397,7 +509,7 @@ int main(int argc, char **argv)
 		case 'S': shutdown = 1; break;
 		default:
 			fprintf(stderr, "usage: drcpeer -a SERVER -b SOURCE -p PORT "
-				"[-m once|inprog] [-k inline|reply|write] [-n BYTES] "
+				"[-m once|inprog|gss] [-k inline|reply|write] [-n BYTES] "
 				"[-e EXECUTIONS] [-S]\n");
 			return 2;
 		}
@@ -411,6 +523,8 @@ int main(int argc, char **argv)
 		once(bytes, expect);
 	else if (!strcmp(mode, "inprog"))
 		inprog(bytes);
+	else if (!strcmp(mode, "gss"))
+		gss(bytes);
 	else
 		die("unknown mode %s", mode);
 	if (shutdown)
