@@ -53,9 +53,17 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     struct timeval tmo)
 {
 	struct clnt_rdma *cr = to_cr(cl);
+	AUTH *auth = cl->cl_auth;
+	enum clnt_stat st;
 
-	return cr_call(cr, cl->cl_auth, take_result_buf(cl), proc, xargs,
-		       argsp, xres, resp, tmo);
+	if (!cr_auth_serial(auth))
+		return cr_call(cr, auth, take_result_buf(cl), proc, xargs,
+			       argsp, xres, resp, tmo);
+	pthread_mutex_lock(&cr->cr_auth_lock);
+	st = cr_call(cr, auth, take_result_buf(cl), proc, xargs, argsp,
+		     xres, resp, tmo);
+	pthread_mutex_unlock(&cr->cr_auth_lock);
+	return st;
 }
 
 static void clnt_rdma_abort(CLIENT *cl)
@@ -332,6 +340,12 @@ int clnt_rdma_call_async(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	if (!xargs || !xres || !done || timeout.tv_sec < 0 ||
 	    timeout.tv_usec < 0 || timeout.tv_usec >= 1000000) {
 		errno = EINVAL;
+		return -1;
+	}
+	/* Its Reply is checked on another thread, while other calls may
+	 * marshal: RPCSEC_GSS's one sequence number cannot have that. */
+	if (cr_auth_serial(cl->cl_auth)) {
+		errno = EOPNOTSUPP;
 		return -1;
 	}
 	rc = cr_async_start(to_cr(cl), cl->cl_auth, &aa);

@@ -143,6 +143,10 @@ struct clnt_rdma {
 	uint32_t cr_credits;		/* calls we may have in flight now */
 	uint32_t cr_inflight;		/* slots holding a credit (cr_slot_move) */
 	pthread_cond_t cr_credit_cond;	/* calls going again (RQ_RESEND) */
+	/* Calls whose AUTH keeps per-call state in one place (RPCSEC_GSS:
+	 * one sequence number) go one at a time, as over libtirpc's TCP;
+	 * recursive: a GSS refresh calls on this handle (cr_auth_serial). */
+	pthread_mutex_t cr_auth_lock;
 	struct cr_credit_wait *cr_credit_q;	/* new calls, first to come first */
 	struct cr_credit_wait **cr_credit_qtail;
 	/* eventfd: a credit freed while a credit waiter, as the poller,
@@ -280,6 +284,20 @@ void cr_hand_over(struct clnt_rdma *cr);
 
 /* clnt_setup.c */
 int cr_setup(struct clnt_rdma *cr, const char *host, const char *port);
+void cr_auth_lock_init(struct clnt_rdma *cr);
+
+/*
+ * Whether calls with this AUTH must go one at a time: libtirpc's
+ * RPCSEC_GSS keeps one sequence number per context, which its marshal
+ * sets and its validate and unwrap of the Reply read back, so two calls
+ * in flight would check one Reply against the other's number (its own
+ * TCP client holds the connection for a whole call).  Its flavour is set
+ * by its first marshal, within authgss_create().
+ */
+static inline bool cr_auth_serial(const AUTH *auth)
+{
+	return auth && auth->ah_cred.oa_flavor == RPCSEC_GSS;
+}
 int cr_connect_first(struct clnt_rdma *cr);
 int cr_connect_ep(struct clnt_rdma *cr);
 void cr_free(struct clnt_rdma *cr);

@@ -64,6 +64,7 @@ void cr_free(struct clnt_rdma *cr)
 		close(cr->cr_creditfd);
 	pthread_cond_destroy(&cr->cr_credit_cond);
 	pthread_cond_destroy(&cr->cr_conn_cond);
+	pthread_mutex_destroy(&cr->cr_auth_lock);
 	/* A PD still in use means registrations leaked (memory pinned for
 	 * the process's life): said at the warning level, so tests see it. */
 	rc = rpcrdma_xprt_fini(&cr->cr_x);
@@ -181,6 +182,18 @@ int cr_connect_ep(struct clnt_rdma *cr)
 	return cr_connect(cr, false);
 }
 
+/* Recursive: libtirpc's RPCSEC_GSS refresh calls on the handle whose call
+ * it refreshes, from inside that call. */
+void cr_auth_lock_init(struct clnt_rdma *cr)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&cr->cr_auth_lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 /*
  * A new handle's slots and their memory, its progress thread's eventfds
  * and the rest of its initial state; cr_x is set up already.  0, or
@@ -191,6 +204,7 @@ int cr_setup(struct clnt_rdma *cr, const char *host, const char *port)
 	uint32_t i, reply_cap = 0;
 
 	rpcrdma_cond_init(&cr->cr_credit_cond);
+	cr_auth_lock_init(cr);
 	cr->cr_credit_qtail = &cr->cr_credit_q;
 	rpcrdma_cond_init(&cr->cr_conn_cond);
 	for (cr->cr_nslots = 1; cr->cr_nslots < cr->cr_x.rx_opts.ro_max_requests;)

@@ -496,3 +496,12 @@ bool rpcrdma_call_wraps_body(const void *call, size_t len)
 	svc = call_word(p, 11);
 	return svc == RPC_GSS_SVC_INTEGRITY || svc == RPC_GSS_SVC_PRIVACY;
 }
+
+bool rpcrdma_call_is_gss(const void *call, size_t len)
+{
+	const uint8_t *p = call;
+
+	/* xid, CALL, rpcvers, prog, vers, proc, then the flavour. */
+	return p && len >= 7 * 4 && call_word(p, 1) == 0 /* CALL */ &&
+	       call_word(p, 6) == RPC_FLAVOR_GSS;
+}

@@ -241,4 +241,13 @@ void rpcrdma_cm_fit(const struct rpcrdma_cm_private *peer, bool offered,
  */
 bool rpcrdma_call_wraps_body(const void *call, size_t len);
 
+/*
+ * Whether an RPC Call (its first len bytes, through its credential's
+ * flavour) carries an RPCSEC_GSS credential, whatever its procedure:
+ * libtirpc's svcauth_gss keeps one context per connection with one
+ * sequence number and window, unlocked, so a threaded server serves such
+ * Calls of one connection one at a time.
+ */
+bool rpcrdma_call_is_gss(const void *call, size_t len);
+
 #endif /* RPCRDMA_RPC_RDMA_H */

@@ -161,6 +161,7 @@ static struct rdma_cm_id *lst_accept(struct svc_rdma_listener *l, struct rdma_cm
 		goto out_reject;
 	}
 	pthread_mutex_init(&c->cn_lock, NULL);
+	pthread_mutex_init(&c->cn_gss_lock, NULL);
 	/* A peer within its grant has at most max_requests Replies out. */
 	svc_rdma_park_init(&c->cn_park, c->cn_x.rx_opts.ro_max_requests);
 	c->cn_lst = l;

@@ -335,6 +335,8 @@ pulled:
 		/* A retransmission: answered from the cache, or dropped. */
 		switch (svc_rdma_drc_check(c, ct, msg, m, len, &kept)) {
 		case SVC_RDMA_DRC_SERVE:
+			if (c->cn_threaded && rpcrdma_call_is_gss(m, len))
+				svc_rdma_gss_enter(c, ct);
 			return TRUE;
 		case SVC_RDMA_DRC_RESEND:
 			svc_rdma_reply_kept(c, ct, &kept);

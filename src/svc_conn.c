@@ -114,6 +114,33 @@ void svc_rdma_conn_past_grant(struct svc_rdma_conn *c)
 		    c->cn_grant.gr_granted);
 }
 
+/*
+ * Why: libtirpc's svcauth_gss keeps a connection's RPCSEC_GSS context
+ * (sequence window, the sequence number its wrap and unwrap use, the
+ * context itself, which RPCSEC_GSS_DESTROY frees) in one record per
+ * SVCXPRT, with no lock; two threads serving two of a connection's GSS
+ * Calls would wrap one Reply with the other's number, or use a freed
+ * context.  So they are served one at a time, and while one is, no
+ * other thread picks the connection (svc_threads.c, conn_ready): only a
+ * thread that took a Call before the mark waits here.
+ */
+void svc_rdma_gss_enter(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
+{
+	__atomic_store_n(&c->cn_gss_busy, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&c->cn_gss_lock);
+	__atomic_store_n(&c->cn_gss_busy, 1, __ATOMIC_RELAXED);
+	ct->ct_gss = true;
+}
+
+void svc_rdma_gss_leave(struct svc_rdma_conn *c, struct svc_rdma_call *ct)
+{
+	if (!ct || !ct->ct_gss)
+		return;
+	ct->ct_gss = false;
+	__atomic_store_n(&c->cn_gss_busy, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&c->cn_gss_lock);
+}
+
 /* A Receive completed: into the Call queue (reap lock held). */
 /*
  * Whether other connections' Calls came between this connection's last
@@ -583,6 +610,7 @@ void svc_rdma_conn_destroy(struct svc_rdma_conn *c)
 	if (c->cn_threaded)
 		svc_rdma_fdpool_put(&l->ln_fdpool, c->cn_fd);
 	pthread_mutex_destroy(&c->cn_lock);
+	pthread_mutex_destroy(&c->cn_gss_lock);
 	free(c->cn_queue);
 	free(c->cn_scratch);
 	free(c->cn_rw);

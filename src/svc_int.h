@@ -54,6 +54,8 @@ struct svc_rdma_call {
 	bool ct_wrapped;		/* RPCSEC_GSS integrity/privacy: its
 					 * Reply is one opaque, placed nowhere
 					 * (rpcrdma_call_wraps_body) */
+	bool ct_gss;			/* threaded: it holds its connection's
+					 * cn_gss_lock (svc_rdma_gss_enter) */
 	uint32_t ct_slot;		/* which scratch slice its Reply uses */
 	XDR ct_args;			/* decoder over ct_cur's RPC message */
 	struct rpcrdma_hdr ct_hdr;	/* its transport header: the chunks */
@@ -118,6 +120,11 @@ struct svc_rdma_conn {
 	int cn_hold_full;		/* a Call waits at the queue's head for a
 					 * holder: the queue waits too (cn_lock) */
 	int cn_refs;			/* threaded: threads serving it (ln_lock) */
+	/* Threaded: the one RPCSEC_GSS Call of it being served (libtirpc's
+	 * context has one sequence number, unlocked); while busy, no other
+	 * thread picks the connection. */
+	pthread_mutex_t cn_gss_lock;
+	int cn_gss_busy;		/* atomic */
 	struct svc_rdma_conn *cn_gone;	/* threaded: the leader's to destroy */
 	struct svc_rdma_addr cn_laddr;	/* xp_ltaddr's storage */
 	struct svc_rdma_addr cn_raddr;	/* xp_rtaddr's: svc_getrpccaller() */
@@ -336,6 +343,10 @@ void svc_rdma_conn_grant_stats(struct svc_rdma_conn *c,
  * queue, or more Replies out than max_requests, svc_reply_post.c): closed
  * alone, counted in rs_grant_exceeded. */
 void svc_rdma_conn_past_grant(struct svc_rdma_conn *c);
+/* Threaded: a Call with an RPCSEC_GSS credential is served alone among
+ * its connection's (enter as it goes to libtirpc, leave when served). */
+void svc_rdma_gss_enter(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
+void svc_rdma_gss_leave(struct svc_rdma_conn *c, struct svc_rdma_call *ct);
 /* Its receives back to its shared queue, its share released: the QP is gone. */
 void svc_rdma_conn_srq_leave(struct svc_rdma_conn *c);
 

@@ -42,6 +42,10 @@ static int conn_ready(struct svc_rdma_conn *c)
 {
 	if (conn_dead(c))
 		return 0;
+	/* One of its RPCSEC_GSS Calls is being served (svc_rdma_gss_enter):
+	 * the thread serving it picks it next. */
+	if (__atomic_load_n(&c->cn_gss_busy, __ATOMIC_RELAXED))
+		return 0;
 	if (__atomic_load_n(&c->cn_qlen, __ATOMIC_RELAXED) &&
 	    !__atomic_load_n(&c->cn_hold_full, __ATOMIC_RELAXED))
 		return 1;
@@ -283,6 +287,7 @@ static void serve(struct svc_rdma_listener *l, struct svc_rdma_call *ct,
 	/* A dispatcher that never replied leaves its Call behind; one held
 	 * while its Reads went (svc_hold.c) frees its holder after. */
 	cur = svc_rdma_thread_call;
+	svc_rdma_gss_leave(c, cur);
 	svc_rdma_call_release(c, cur);
 	h = svc_rdma_hold_of(c, cur);
 	if (h)

@@ -62,22 +62,23 @@ EOF
 	done
 }
 
-# gss_case NAME LEVEL: gss_server and gss_client at LEVEL; the client
-# checks every echo, the server must have seen tester@TEST.REALM at it.
+# gss_case NAME LEVEL [SERVER-ARGS [CLIENT-ARGS]]: gss_server and
+# gss_client at LEVEL; the client checks every echo, the server must have
+# seen tester@TEST.REALM at it.
 gss_case() {
-	name=$1 level=$2; port=$((port + 1))
+	name=$1 level=$2 sargs=$3 cargs=$4; port=$((port + 1))
 	case $level in none) svc=1 ;; integrity) svc=2 ;; *) svc=3 ;; esac
 	ready=$work/$name.ready
 	rm -f "$ready"
 	timeout 120 env $gss_env $RPCRDMA_SERVER_EXEC "$b/tests/rdma/gss_server" \
-		-a "$srv" -p $port -r "$ready" -s echo@rpcsrv.test \
+		-a "$srv" -p $port -r "$ready" -s echo@rpcsrv.test $sargs \
 		>"$work/$name.server" 2>&1 &
 	spid=$!
 	wait_for "$ready" $spid
 	why=
 	if [ -e "$ready" ]; then
 		timeout 120 env $gss_env $RPCRDMA_CLIENT_EXEC "$b/tests/rdma/gss_client" \
-			-a "$srv" -p $port -b "$cli" -s echo@rpcsrv.test -l $level \
+			-a "$srv" -p $port -b "$cli" -s echo@rpcsrv.test -l $level $cargs \
 			>"$work/$name.client" 2>&1 || why="client exit $?"
 	else
 		why="server never became ready"
@@ -106,6 +107,11 @@ if gss_realm; then
 	gss_case gss-krb5 none
 	gss_case gss-krb5i integrity
 	gss_case gss-krb5p privacy
+	# Four threads on one CLIENT and its context, four service threads:
+	# libtirpc's RPCSEC_GSS keeps one sequence number per context on
+	# either side, so the client serializes such calls and the server
+	# serves one connection's one at a time (rpcrdma(7) SECURITY).
+	gss_case gss-krb5i-threads integrity "-j 4" "-T 4"
 else
 	tap "not ok - $kind: gss-realm (no Kerberos realm: krb5-kdc and krb5-user installed?)"
 	awk '{ print "# setup: " $0 }' "$gss_dir/setup.log" "$gss_dir/kdc.log" 2>/dev/null

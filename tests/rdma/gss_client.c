@@ -7,9 +7,14 @@
  * code.
  *
  *   gss_client -a ADDR -p PORT [-b SOURCE] -s SERVICE@HOST
- *              -l none|integrity|privacy [-t]
+ *              -l none|integrity|privacy [-t] [-T THREADS]
+ *
+ * -T: after the sizes, THREADS threads call at once on the one CLIENT and
+ * its one RPCSEC_GSS context (libtirpc's AUTH keeps one sequence number:
+ * the transport serializes such calls), each echoing a mix of sizes.
  */
 #include "config.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,7 @@ static double now_ms(void)
 }
 
 static double t0;
+static int quiet;
 
 static int echo(CLIENT *cl, unsigned int len, unsigned int seed)
 {
@@ -57,12 +63,69 @@ static int echo(CLIENT *cl, unsigned int len, unsigned int seed)
 		       (xdrproc_t)(void (*)(void))xdr_echo_bytes, (char *)&res, tv);
 	ok = st == RPC_SUCCESS && res.echo_bytes_len == len &&
 	     (!len || !memcmp(res.echo_bytes_val, buf, len));
-	printf("gss_client: %u bytes: %s%s (%.0f ms)\n", len, clnt_sperrno(st),
-	       st == RPC_SUCCESS && !ok ? ", WRONG bytes" : "", now_ms() - t0);
+	if (!quiet || !ok)
+		printf("gss_client: %u bytes: %s%s (%.0f ms)\n", len,
+		       clnt_sperrno(st),
+		       st == RPC_SUCCESS && !ok ? ", WRONG bytes" : "",
+		       now_ms() - t0);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)(void (*)(void))xdr_echo_bytes, (char *)&res);
 	free(buf);
 	return ok;
+}
+
+/* -T: one thread's share, on the shared CLIENT. */
+#define THREAD_ROUNDS 8
+static const unsigned int thread_sizes[] = { 0, 100, 4000, 17500, 70000 };
+
+struct thread_arg {
+	CLIENT *ta_cl;
+	unsigned int ta_id, ta_bad;
+	pthread_t ta_tid;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thread_arg *ta = arg;
+	unsigned int r, i, n = sizeof(thread_sizes) / sizeof(thread_sizes[0]);
+
+	for (r = 0; r < THREAD_ROUNDS; r++)
+		for (i = 0; i < n; i++)
+			ta->ta_bad += !echo(ta->ta_cl,
+					    thread_sizes[(i + ta->ta_id) % n],
+					    ta->ta_id * 1000 + r * n + i);
+	return NULL;
+}
+
+/* THREADS threads at once on cl: how many of their calls failed. */
+static unsigned int threads_on(CLIENT *cl, unsigned int threads)
+{
+	struct thread_arg *ta = calloc(threads, sizeof(*ta));
+	unsigned int i, bad = 0;
+
+	if (!ta)
+		return 1;
+	quiet = 1;
+	for (i = 0; i < threads; i++) {
+		ta[i].ta_cl = cl;
+		ta[i].ta_id = i;
+		if (pthread_create(&ta[i].ta_tid, NULL, thread_main, &ta[i])) {
+			threads = i;
+			bad++;
+			break;
+		}
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(ta[i].ta_tid, NULL);
+		bad += ta[i].ta_bad;
+	}
+	quiet = 0;
+	printf("gss_client: %u threads x %u calls at once: %u failed (%.0f ms)\n",
+	       threads, THREAD_ROUNDS * (unsigned int)(sizeof(thread_sizes) /
+						       sizeof(thread_sizes[0])),
+	       bad, now_ms() - t0);
+	free(ta);
+	return bad;
 }
 
 int main(int argc, char **argv)
@@ -72,13 +135,13 @@ int main(int argc, char **argv)
 	struct timeval tv = { 60, 0 };
 	struct rpcrdma_options o;
 	struct rpc_gss_sec sec;
-	unsigned int i, bad = 0;
+	unsigned int i, bad = 0, threads = 0;
 	enum clnt_stat st;
 	int c, tcp = 0;
 	CLIENT *cl;
 	AUTH *a;
 
-	while ((c = getopt(argc, argv, "a:p:b:s:l:t")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:b:s:l:tT:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -86,12 +149,13 @@ int main(int argc, char **argv)
 		case 's': service = optarg; break;
 		case 'l': level = optarg; break;
 		case 't': tcp = 1; break;
+		case 'T': threads = (unsigned int)atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (!addr || !service || (!port && !tcp)) {
 		fprintf(stderr, "usage: gss_client -a ADDR -p PORT [-b SOURCE] "
-			"-s SERVICE@HOST -l none|integrity|privacy [-t]\n");
+			"-s SERVICE@HOST -l none|integrity|privacy [-t] [-T THREADS]\n");
 		return 2;
 	}
 	memset(&sec, 0, sizeof(sec));
@@ -130,6 +194,8 @@ int main(int argc, char **argv)
 	bad += st != RPC_SUCCESS;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		bad += !echo(cl, sizes[i], i);
+	if (threads)
+		bad += threads_on(cl, threads);
 	/* RPCSEC_GSS_DESTROY goes too; the server is then stopped without
 	 * a context. */
 	auth_destroy(cl->cl_auth);

@@ -5,7 +5,10 @@
  * ("gss_server: caller P service N"), so that a case can check what the
  * server saw.  NULL, ECHO_BYTES and ECHO_SHUTDOWN of echo.x.  Test code.
  *
- *   gss_server -a ADDR -p PORT -r READYFILE -s SERVICE@HOST
+ *   gss_server -a ADDR -p PORT -r READYFILE -s SERVICE@HOST [-j THREADS]
+ *
+ * -j: the listener's own service threads (svc_threads): Calls of one
+ * connection are served in parallel, except RPCSEC_GSS ones.
  */
 #include "config.h"
 #include <stdio.h>
@@ -20,7 +23,7 @@
 #include <rpcrdma/rpcrdma.h>
 #include "echo.h"
 
-static unsigned long calls, gss_calls;
+static unsigned long calls, gss_calls;	/* atomics: -j serves in parallel */
 
 /* Once per service level: who called, as svcauth_gss established it. */
 static void show_caller(struct svc_req *rq)
@@ -39,12 +42,13 @@ static void show_caller(struct svc_req *rq)
 	if (((struct rpc_gss_cred *)rq->rq_clntcred)->gc_proc !=
 	    RPCSEC_GSS_DATA)
 		return;
-	gss_calls++;
+	__atomic_add_fetch(&gss_calls, 1, __ATOMIC_RELAXED);
 	if (!rpc_gss_getcred(rq, &rc, NULL, &cookie) || !rc) {
 		printf("gss_server: rpc_gss_getcred failed\n");
 		return;
 	}
-	if (rc->service < 1 || rc->service > 3 || shown[rc->service]++)
+	if (rc->service < 1 || rc->service > 3 ||
+	    __atomic_fetch_add(&shown[rc->service], 1, __ATOMIC_RELAXED))
 		return;
 	printf("gss_server: caller %s service %d\n",
 	       rc->client_principal ? rc->client_principal->name : "?",
@@ -56,7 +60,7 @@ static void dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
 	echo_bytes arg;
 
-	calls++;
+	__atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
 	show_caller(rq);
 	switch (rq->rq_proc) {
 	case ECHO_NULL:
@@ -92,20 +96,21 @@ int main(int argc, char **argv)
 	OM_uint32 maj, min;
 	SVCXPRT *l;
 	FILE *f;
-	int c;
+	int c, threads = 0;
 
-	while ((c = getopt(argc, argv, "a:p:r:s:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:s:j:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'r': ready = optarg; break;
 		case 's': service = optarg; break;
+		case 'j': threads = atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (!addr || !port || !ready || !service) {
 		fprintf(stderr, "usage: gss_server -a ADDR -p PORT -r READY "
-			"-s SERVICE@HOST\n");
+			"-s SERVICE@HOST [-j THREADS]\n");
 		return 2;
 	}
 	nb.value = (void *)service;
@@ -117,6 +122,7 @@ int main(int argc, char **argv)
 	}
 	gss_release_name(&min, &name);	/* libtirpc keeps a copy */
 	rpcrdma_options_init(&o);
+	o.ro_svc_threads = (uint32_t)threads;
 	l = svc_rdma_create(addr, port, &o);
 	if (!l) {
 		clnt_pcreateerror("svc_rdma_create");

@@ -1134,6 +1134,33 @@ START_TEST(gss_wrapped_bodies)
 }
 END_TEST
 
+/* Every RPCSEC_GSS Call, whatever its procedure, is one a threaded server
+ * serializes per connection; nothing else is. */
+START_TEST(gss_calls_serialized)
+{
+	uint32_t w[] = { 1, 0, 2, 100003, 3, 1, 6, 24, 1, 0, 5, 2, 4, 0xabcd };
+	uint8_t buf[64];
+	unsigned int gproc;
+
+	for (gproc = 0; gproc <= 3; gproc++) {
+		w[9] = gproc;
+		ck_assert(rpcrdma_call_is_gss(buf, call_bytes(buf, w, 14)));
+	}
+	/* the flavour word is all it needs */
+	ck_assert(rpcrdma_call_is_gss(buf, 28));
+	ck_assert(!rpcrdma_call_is_gss(buf, 27));
+	ck_assert(!rpcrdma_call_is_gss(NULL, 56));
+	/* AUTH_NONE, AUTH_SYS, and a Reply */
+	w[6] = 0;
+	ck_assert(!rpcrdma_call_is_gss(buf, call_bytes(buf, w, 14)));
+	w[6] = 1;
+	ck_assert(!rpcrdma_call_is_gss(buf, call_bytes(buf, w, 14)));
+	w[6] = 6;
+	w[1] = 1;
+	ck_assert(!rpcrdma_call_is_gss(buf, call_bytes(buf, w, 14)));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rpc_rdma");
@@ -1195,6 +1222,7 @@ int main(void)
 	tcase_add_test(pd, pd_unrecognised);
 	tcase_add_test(pd, pd_encode_short_buffer);
 	tcase_add_test(pd, gss_wrapped_bodies);
+	tcase_add_test(pd, gss_calls_serialized);
 	suite_add_tcase(s, pd);
 
 	sr = srunner_create(s);
