@@ -51,6 +51,17 @@ call = rpc_call()
 call_sys = rpc_call(flavor=1, cred=auth_sys())
 opaque = u32(100) + bytes(range(100))
 
+def gss_cred(proc=0, seq=1, svc=2, handle=b"\x5e\xed\xc0\xde"):
+    pad = b"\0" * (-len(handle) % 4)
+    return u32(1, proc, seq, svc, len(handle)) + handle + pad
+
+
+def gss_call(proc=0, seq=1, svc=2, handle=b"\x5e\xed\xc0\xde", body=b""):
+    cred = gss_cred(proc, seq, svc, handle)
+    verf = u32(6, 16) + bytes(range(16)) if proc == 0 else u32(0, 0)
+    return u32(0x1234, 0, 2, 100003, 3, 1, 6, len(cred)) + cred + verf + body
+
+
 corpora = {
     "hdr": {
         "msg-inline": hdr(MSG) + call,
@@ -70,6 +81,19 @@ corpora = {
         "msgp": u32(0x1234, 1, 32, 2, 0, 0, 0, 0, 0),
         "bad-bool": u32(0x1234, 1, 32, MSG, 2, 0, 0),
         "chunk-count-huge": u32(0x1234, 1, 32, MSG, 0, 1, 0xFFFFFFFF, 0, 0),
+    },
+    # An RPC Call alone (its credential read by the codec and by libtirpc).
+    "gss": {
+        "data-none": gss_call(svc=1, body=u32(4, 1)),
+        "data-integ": gss_call(svc=2, body=u32(12, 0, 1, 2) + u32(4) + bytes(4)),
+        "data-priv": gss_call(svc=3, body=u32(8) + bytes(8)),
+        "init": gss_call(proc=1, seq=0, svc=1, handle=b"", body=u32(8) + bytes(8)),
+        "destroy": gss_call(proc=3, seq=9, svc=2),
+        "svc4": gss_call(svc=4),
+        "short-cred": u32(0x1234, 0, 2, 100003, 3, 1, 6, 12, 1, 0, 1, 0, 0),
+        "authsys": call_sys,
+        "reply": u32(0x1234, 1, 0, 0, 0, 0, 0),
+        "truncated": gss_call(svc=2)[:44],
     },
     "privdata": {
         "v1-4k": bytes.fromhex("f6ab0e18") + bytes([1, 1, 3, 3]),
