@@ -6,17 +6,28 @@
  * value by value (their XDR encodings), TCP and RDMA alike.  Where a
  * limit of the configuration applies the RDMA call must fail with the
  * limit's clnt_stat; every call made must be counted in rs_calls.
+ *
+ * The auth axis, -A FLAVOUR[,FLAVOUR...] (none, sys, krb5, krb5i, krb5p;
+ * -s SERVICE@HOST for the krb5 ones): the configurations take the
+ * flavours in turn, and each flavour has a TCP client of its own, so
+ * every call is compared with the same call over TCP at the same service
+ * level.  Default: none.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <gssapi/gssapi.h>
+#include <gssapi/gssapi_krb5.h>
+#include <rpc/rpc.h>
+#include <rpc/auth_gss.h>
 #include <rpcrdma/rpcrdma.h>
 #include "xdrdiff_common.h"
 #include "lib_defaults.h"
@@ -27,6 +38,15 @@
 #define SVC_CHUNK_LIMIT (4 * MiB + 64 * KiB)
 /* Near a limit, either outcome is right: headers are not counted here. */
 #define SLACK (8 * KiB)
+/*
+ * libtirpc's RPCSEC_GSS wrap of a body (integrity, privacy) moves back
+ * within its XDR stream to fill in the length and reads the body back in
+ * place: over TCP that works only while the whole body is still in the
+ * record buffer (256 KiB at most, either side: __rpc_get_t_size), so past it libtirpc's TCP
+ * cannot carry the call and only the RDMA result is checked.
+ */
+#define TCP_GSS_MAX (256 * KiB)
+static unsigned int tcp_cannot;
 
 struct config {
 	const char *name;
@@ -224,7 +244,13 @@ static int allowed(const struct config *cf, size_t call_len, size_t reply_len)
 
 static const struct timeval tmo = { 60, 0 };
 
-static void one(CLIENT *tcp, CLIENT *rdma, const struct config *cf, struct call *c)
+static bool wraps(const char *auth)
+{
+	return !strcmp(auth, "krb5i") || !strcmp(auth, "krb5p");
+}
+
+static void one(CLIENT *tcp, CLIENT *rdma, const struct config *cf,
+		const char *auth, struct call *c)
 {
 	union any rt, rr;
 	enum clnt_stat st, sr;
@@ -239,11 +265,20 @@ static void one(CLIENT *tcp, CLIENT *rdma, const struct config *cf, struct call 
 		 (unsigned long long)c->seed);
 	memset(&rt, 0, sizeof(rt));
 	memset(&rr, 0, sizeof(rr));
-	st = clnt_call(tcp, c->proc, c->xargs, (char *)&c->arg, c->xres, (char *)&rt, tmo);
-	if (st != RPC_SUCCESS)
-		fail("%s: TCP: %s", tag, clnt_sperror(tcp, ""));
-	else if (!same(c, &rt, why, sizeof(why)))
-		fail("%s: TCP: %s", tag, why);
+	/* Not even tried: its server would be left writing a record its
+	 * client stopped reading, and serve nothing else meanwhile. */
+	if (wraps(auth) && (call_len + SLACK > TCP_GSS_MAX ||
+			    reply_len + SLACK > TCP_GSS_MAX)) {
+		tcp_cannot++;
+		st = RPC_SYSTEMERROR;
+	} else {
+		st = clnt_call(tcp, c->proc, c->xargs, (char *)&c->arg,
+			       c->xres, (char *)&rt, tmo);
+		if (st != RPC_SUCCESS)
+			fail("%s %s: TCP: %s", tag, auth, clnt_sperror(tcp, ""));
+		else if (!same(c, &rt, why, sizeof(why)))
+			fail("%s %s: TCP: %s", tag, auth, why);
+	}
 	sr = clnt_call(rdma, c->proc, c->xargs, (char *)&c->arg, c->xres, (char *)&rr, tmo);
 	if (calls_of(rdma) != before + 1)
 		fail("%s: RDMA: rs_calls went from %llu to %llu", tag,
@@ -304,7 +339,51 @@ static CLIENT *tcp_client(const char *addr, const char *port)
 	sin.sin_port = htons((uint16_t)(atoi(port) + 5000));
 	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
 		return NULL;
-	return clnttcp_create(&sin, XDRDIFF_PROG, XDRDIFF_VERS, &fd, 0, 0);
+	/* The most libtirpc takes: see TCP_GSS_MAX. */
+	return clnttcp_create(&sin, XDRDIFF_PROG, XDRDIFF_VERS, &fd, 256 * KiB,
+			      256 * KiB);
+}
+
+/* The auth axis (-A). */
+#define MAX_AUTHS 5
+static const char *auth_names[MAX_AUTHS];
+static unsigned int nauths;
+static const char *gss_service;
+
+/* cl's cl_auth as flavour name says (RPCSEC_GSS: a context made now, by
+ * Calls on cl).  0, or -1 said. */
+static int set_auth(CLIENT *cl, const char *name)
+{
+	struct rpc_gss_sec sec;
+	AUTH *a;
+
+	if (!strcmp(name, "none"))
+		return 0;
+	if (!strcmp(name, "sys")) {
+		a = authunix_create_default();
+	} else {
+		memset(&sec, 0, sizeof(sec));
+		sec.mech = (gss_OID)gss_mech_krb5;
+		sec.qop = GSS_C_QOP_DEFAULT;
+		sec.svc = !strcmp(name, "krb5") ? RPCSEC_GSS_SVC_NONE :
+			  !strcmp(name, "krb5i") ? RPCSEC_GSS_SVC_INTEGRITY :
+			  !strcmp(name, "krb5p") ? RPCSEC_GSS_SVC_PRIVACY :
+			  (rpc_gss_svc_t)0;
+		if (!sec.svc || !gss_service) {
+			printf("client: auth %s: unknown, or no -s\n", name);
+			return -1;
+		}
+		sec.cred = GSS_C_NO_CREDENTIAL;
+		a = authgss_create_default(cl, (char *)gss_service, &sec);
+	}
+	if (!a) {
+		printf("client: auth %s: %s\n", name,
+		       clnt_spcreateerror("no context"));
+		return -1;
+	}
+	auth_destroy(cl->cl_auth);
+	cl->cl_auth = a;
+	return 0;
 }
 
 static CLIENT *rdma_client(const char *addr, const char *port,
@@ -376,12 +455,23 @@ int main(int argc, char **argv)
 	uint64_t seed = 0, rng;
 	unsigned int extra = 60, i, k, n, made = 0, per[NCONFIGS] = { 0 };
 	double budget = 60, t0;
-	CLIENT *tcp, *rdma[NCONFIGS];
+	CLIENT *tcp[MAX_AUTHS], *rdma[NCONFIGS];
+	uint64_t base[NCONFIGS];
+	char *auths = NULL, *tok, *save = NULL;
 	struct plan *pl;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:p:S:n:B:")) != -1) {
+	unsigned int only_proc = 0;
+	uint32_t only_size = 0;
+
+	while ((c = getopt(argc, argv, "a:p:S:n:B:A:s:O:")) != -1) {
 		switch (c) {
+		case 'O':	/* -O PROC:SIZE: only those calls (a replay) */
+			if (sscanf(optarg, "%u:%u", &only_proc, &only_size) != 2)
+				return 2;
+			break;
+		case 'A': auths = optarg; break;
+		case 's': gss_service = optarg; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
@@ -391,18 +481,30 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!addr || !port) {
-		fprintf(stderr, "usage: xdrdiff_client -a ADDR -p PORT [-S SEED] [-n RANDOM_CALLS] [-B SECS]\n");
+		fprintf(stderr, "usage: xdrdiff_client -a ADDR -p PORT [-S SEED] "
+			"[-n RANDOM_CALLS] [-B SECS] [-A FLAVOUR,...] "
+			"[-s SERVICE@HOST] [-O PROC:SIZE]\n");
 		return 2;
 	}
+	for (tok = strtok_r(auths, ",", &save); tok && nauths < MAX_AUTHS;
+	     tok = strtok_r(NULL, ",", &save))
+		auth_names[nauths++] = tok;
+	if (!nauths)
+		auth_names[nauths++] = "none";
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* a run timed out shows its end */
 	if (!seed)
 		seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
 	printf("client: seed %#llx (replay with -S %#llx -n %u)\n",
 	       (unsigned long long)seed, (unsigned long long)seed, extra);
 	fflush(stdout);
-	tcp = tcp_client(addr, port);
-	if (!tcp) {
-		clnt_pcreateerror("clnttcp_create");
-		return 1;
+	for (k = 0; k < nauths; k++) {
+		tcp[k] = tcp_client(addr, port);
+		if (!tcp[k]) {
+			clnt_pcreateerror("clnttcp_create");
+			return 1;
+		}
+		if (set_auth(tcp[k], auth_names[k]))
+			return 1;
 	}
 	for (k = 0; k < NCONFIGS; k++) {
 		rdma[k] = rdma_client(addr, port, &configs[k]);
@@ -410,6 +512,13 @@ int main(int argc, char **argv)
 			printf("client: %s: no RDMA client\n", configs[k].name);
 			return 1;
 		}
+		if (set_auth(rdma[k], auth_names[k % nauths]))
+			return 1;
+		/* Context creation's Calls are not the test's. */
+		base[k] = calls_of(rdma[k]);
+		if (nauths > 1 || strcmp(auth_names[0], "none"))
+			printf("client: %s: auth %s\n", configs[k].name,
+			       auth_names[k % nauths]);
 	}
 	rng = seed;
 	pl = make_plan(&rng, extra, &n);
@@ -422,11 +531,15 @@ int main(int argc, char **argv)
 			printf("client: time is up after %u of %u calls\n", i, n);
 			break;
 		}
+		if (only_proc && (pl[i].proc != only_proc ||
+				  pl[i].size != only_size))
+			continue;
 		call.proc = pl[i].proc;
 		call.size = pl[i].size;
 		call.seed = pl[i].seed;
 		build(&call);
-		one(tcp, rdma[pl[i].cfg], &configs[pl[i].cfg], &call);
+		one(tcp[pl[i].cfg % nauths], rdma[pl[i].cfg], &configs[pl[i].cfg],
+		    auth_names[pl[i].cfg % nauths], &call);
 		made++;
 		per[pl[i].cfg]++;
 		xdr_free(call.xargs, (char *)&call.arg);
@@ -434,7 +547,7 @@ int main(int argc, char **argv)
 			xdr_free(call.xres, (char *)&call.expect);
 	}
 	for (k = 0; k < NCONFIGS; k++) {
-		uint64_t counted = calls_of(rdma[k]);
+		uint64_t counted = calls_of(rdma[k]) - base[k];
 
 		printf("client: %s: %u calls, rs_calls %llu\n", configs[k].name,
 		       per[k], (unsigned long long)counted);
@@ -443,9 +556,15 @@ int main(int argc, char **argv)
 			     per[k], (unsigned long long)counted);
 		clnt_destroy(rdma[k]);
 	}
-	if (clnt_call(tcp, XD_SHUTDOWN, X(xdr_void), NULL, X(xdr_void), NULL, tmo) != RPC_SUCCESS)
-		fail("XD_SHUTDOWN: %s", clnt_sperror(tcp, ""));
-	clnt_destroy(tcp);
+	/* Its contexts go first (RPCSEC_GSS_DESTROY), while it serves. */
+	for (k = 1; k < nauths; k++)
+		clnt_destroy(tcp[k]);
+	if (clnt_call(tcp[0], XD_SHUTDOWN, X(xdr_void), NULL, X(xdr_void), NULL, tmo) != RPC_SUCCESS)
+		fail("XD_SHUTDOWN: %s", clnt_sperror(tcp[0], ""));
+	clnt_destroy(tcp[0]);
+	if (tcp_cannot)
+		printf("client: %u calls too large for libtirpc's TCP at their "
+		       "flavour, checked over RDMA alone\n", tcp_cannot);
 	printf("client: %u calls in %.1f s, %d failed (seed %#llx)\n", made, now() - t0,
 	       failures, (unsigned long long)seed);
 	free(pl);

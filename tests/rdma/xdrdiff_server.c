@@ -3,6 +3,8 @@
  * svc_rdma_create() listener and on a libtirpc TCP transport, both served
  * by one svc_run().  Echoes return their argument, XD_GEN builds its
  * result from a seed, XD_SINK returns the digest of its argument.
+ * -s SERVICE@HOST: RPCSEC_GSS callers are served too (svcauth_gss with
+ * that service name; the keytab from KRB5_KTNAME).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -11,6 +13,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <gssapi/gssapi.h>
+#include <rpc/rpc.h>
+#include <rpc/svc_auth_gss.h>
 #include <rpcrdma/rpcrdma.h>
 #include "xdrdiff_common.h"
 
@@ -94,12 +99,14 @@ static SVCXPRT *tcp_listener(const char *port)
 		close(fd);
 		return NULL;
 	}
-	return svctcp_create(fd, 0, 0);
+	/* The most libtirpc takes (256 KiB): RPCSEC_GSS integrity and
+	 * privacy over TCP need a whole body in one record buffer. */
+	return svctcp_create(fd, 256 << 10, 256 << 10);
 }
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL, *port = NULL, *ready = NULL;
+	const char *addr = NULL, *port = NULL, *ready = NULL, *service = NULL;
 	struct rpcrdma_options o;
 	struct rpcrdma_stats s = RPCRDMA_STATS_INIT;
 	SVCXPRT *tcp;
@@ -107,8 +114,9 @@ int main(int argc, char **argv)
 	int c;
 
 	rpcrdma_options_init(&o);
-	while ((c = getopt(argc, argv, "a:p:r:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:r:s:")) != -1) {
 		switch (c) {
+		case 's': service = optarg; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'r': ready = optarg; break;
@@ -116,8 +124,23 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!addr || !port || !ready) {
-		fprintf(stderr, "usage: xdrdiff_server -a ADDR -p PORT -r READYFILE\n");
+		fprintf(stderr, "usage: xdrdiff_server -a ADDR -p PORT -r READYFILE "
+			"[-s SERVICE@HOST]\n");
 		return 2;
+	}
+	if (service) {
+		gss_buffer_desc nb = { strlen(service), (void *)service };
+		OM_uint32 maj, min;
+		gss_name_t name;
+
+		maj = gss_import_name(&min, &nb, GSS_C_NT_HOSTBASED_SERVICE,
+				      &name);
+		if (maj != GSS_S_COMPLETE || !svcauth_gss_set_svc_name(name)) {
+			fprintf(stderr, "xdrdiff_server: service name %s "
+				"refused\n", service);
+			return 1;
+		}
+		gss_release_name(&min, &name);
 	}
 	listener = svc_rdma_create(addr, port, &o);
 	if (!listener) {
