@@ -11,6 +11,9 @@ gss_port=8853
 gss_env="KRB5_CONFIG=$gss_dir/krb5.conf KRB5_KDC_PROFILE=$gss_dir/kdc.conf"
 gss_env="$gss_env KRB5CCNAME=FILE:$gss_dir/ccache KRB5_KTNAME=FILE:$gss_dir/keytab"
 gss_kdc=
+# libtirpc's svcauth_gss serves nfs@<this host> when a program sets no
+# service name (an rpcgen server's does not): its key is in the keytab.
+gss_host=$(hostname | tr A-Z a-z)
 
 # gss_realm: TEST.REALM with echo/rpcsrv.test and tester; 0 when the
 # client host holds tester's ticket.  Names are never looked up in DNS.
@@ -49,6 +52,8 @@ EOF
 		kdb5_util create -s -r TEST.REALM -P "master-$$" &&
 		kadmin.local -q "addprinc -randkey echo/rpcsrv.test" &&
 		kadmin.local -q "ktadd -k $gss_dir/keytab echo/rpcsrv.test" &&
+		kadmin.local -q "addprinc -randkey nfs/$gss_host" &&
+		kadmin.local -q "ktadd -k $gss_dir/keytab nfs/$gss_host" &&
 		kadmin.local -q "addprinc -pw tester-$$ tester"
 	) >"$gss_dir/setup.log" 2>&1 || return 1
 	env $gss_env $RPCRDMA_SERVER_EXEC krb5kdc -n >>"$gss_dir/setup.log" 2>&1 &
@@ -103,6 +108,42 @@ gss_case() {
 	fi
 }
 
+# gss_preload: an rpcgen program linked with libtirpc alone (the
+# preload's, preload-cases.sh), its client with an RPCSEC_GSS context at
+# krb5i (libtirpc's rpc_gss_seccreate), its server libtirpc's svcauth_gss
+# under its default service name, both carried over RDMA by the preload:
+# 20 echoes verified, the server's netid rdma, the caller seen.
+gss_preload() {
+	pl_rpcbind || { tap "not ok - $kind: gss-preload-krb5i (no rpcbind)"; failed=1; return; }
+	port=$((port + 1))
+	why=
+	if pl_server gss-pre LD_PRELOAD=$pl RPCRDMA_PRELOAD=tcp $gss_env; then
+		pl_client gss-pre rdma rdma exit LD_PRELOAD=$pl $gss_env \
+			PRE_CLIENT_GSS=nfs@$gss_host:integrity || why="client exit $?"
+	else
+		why="server never registered"
+	fi
+	pl_stop || why="$why; server exit $?"
+	c=$work/pl-gss-pre.clistats
+	[ "$(pl_stat $c preload.clnt_rdma)" = 1 ] || why="$why; clnt_rdma not 1"
+	grep -q "^pre_server: caller tester@TEST.REALM service 2$" "$work/pl-gss-pre.server" ||
+		why="$why; the server never saw tester@TEST.REALM at integrity"
+	if [ -z "$why" ]; then
+		tap "ok - $kind: gss-preload-krb5i # $(grep -h '^calls' "$work/pl-gss-pre.client")"
+	else
+		tap "not ok - $kind: gss-preload-krb5i (${why#; })"
+		for f in server client; do
+			awk -v f="$f" '{ print "# " f ": " $0 }' "$work/pl-gss-pre.$f"
+		done
+		failed=1
+	fi
+	if [ -n "$pl_rpcbind_pid" ]; then
+		kill $pl_rpcbind_pid 2>/dev/null
+		wait $pl_rpcbind_pid 2>/dev/null
+		pl_rpcbind_pid=
+	fi
+}
+
 if gss_realm; then
 	gss_case gss-krb5 none
 	gss_case gss-krb5i integrity
@@ -122,6 +163,7 @@ if gss_realm; then
 		"env $gss_env $b/tests/rdma/xdrdiff_server -a $srv -s echo@rpcsrv.test" \
 		"env $gss_env $b/tests/rdma/xdrdiff_client -a $srv -A krb5i,krb5p,krb5,sys -s echo@rpcsrv.test -n ${XDN:-20} -B ${XDB:-40}"
 	grep -h 'seed\|calls\|auth' "$work/xdr-differential-gss.client" | sed 's/^/# /'
+	gss_preload
 else
 	tap "not ok - $kind: gss-realm (no Kerberos realm: krb5-kdc and krb5-user installed?)"
 	awk '{ print "# setup: " $0 }' "$gss_dir/setup.log" "$gss_dir/kdc.log" 2>/dev/null

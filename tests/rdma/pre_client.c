@@ -5,12 +5,46 @@
  *   pre_client HOST NETID N [EXPECTED-SERVER-NETID|-] [exit]
  * PRE_CLIENT_CALL=tp: clnt_tp_create(getnetconfigent(NETID)) instead;
  * =vers: clnt_create_vers (versions 1 to 3).
+ * PRE_CLIENT_GSS=SERVICE@HOST:integrity|privacy|none: the calls go with
+ * an RPCSEC_GSS context (libtirpc's rpc_gss_seccreate, Kerberos V5),
+ * destroyed before PRE_EXIT.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rpc/rpc.h>
+#include <rpc/rpcsec_gss.h>
 #include "pre_echo.h"
+
+/* PRE_CLIENT_GSS: cl's auth an RPCSEC_GSS context; 0, or -1 said. */
+static int gss_auth(CLIENT *cl, const char *spec)
+{
+	char *s = strdup(spec), *level = s ? strrchr(s, ':') : NULL;
+	rpc_gss_service_t svc;
+	AUTH *a;
+
+	if (!level) {
+		fprintf(stderr, "PRE_CLIENT_GSS=%s: SERVICE@HOST:LEVEL\n", spec);
+		free(s);
+		return -1;
+	}
+	*level++ = '\0';
+	svc = !strcmp(level, "none") ? rpcsec_gss_svc_none :
+	      !strcmp(level, "integrity") ? rpcsec_gss_svc_integrity :
+	      rpcsec_gss_svc_privacy;
+	a = rpc_gss_seccreate(cl, s, "kerberos_v5", svc, NULL, NULL, NULL);
+	if (!a) {
+		clnt_pcreateerror("rpc_gss_seccreate");
+		free(s);
+		return -1;
+	}
+	auth_destroy(cl->cl_auth);
+	cl->cl_auth = a;
+	fprintf(stderr, "pre_client: RPCSEC_GSS context with %s, %s\n", s,
+		level);
+	free(s);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -54,6 +88,8 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	clnt_control(cl, CLSET_TIMEOUT, (char *)&to);
+	if (getenv("PRE_CLIENT_GSS") && gss_auth(cl, getenv("PRE_CLIENT_GSS")))
+		return 3;
 	buf = malloc(4096);
 	for (i = 0; i < n; i++) {
 		unsigned int len = 1 + (i * 97) % 3000, j;
@@ -77,6 +113,11 @@ int main(int argc, char **argv)
 	netid = pre_netid_1(NULL, cl);
 	printf("calls %u verified %u server-netid %s\n", n, ok,
 	       netid ? *netid : "(failed)");
+	/* RPCSEC_GSS_DESTROY while the server runs; PRE_EXIT without. */
+	if (getenv("PRE_CLIENT_GSS")) {
+		auth_destroy(cl->cl_auth);
+		cl->cl_auth = authnone_create();
+	}
 	if (argc > 5 && !strcmp(argv[5], "exit") && !pre_exit_1(NULL, cl))
 		clnt_perror(cl, "PRE_EXIT");
 	if (ok != n || !netid || (expect && strcmp(*netid, expect))) {

@@ -6,7 +6,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <rpc/rpc.h>
+#include <rpc/rpcsec_gss.h>
 #include "pre_echo.h"
+
+/* An RPCSEC_GSS caller, as libtirpc's svcauth_gss established it (its
+ * service name libtirpc's default, nfs@host): said once per level. */
+static void show_gss_caller(struct svc_req *rq)
+{
+	static int shown[4];
+	rpc_gss_rawcred_t *rc = NULL;
+	void *cookie = NULL;
+
+	if (rq->rq_cred.oa_flavor != RPCSEC_GSS ||
+	    !rpc_gss_getcred(rq, &rc, NULL, &cookie) || !rc ||
+	    rc->service < 1 || rc->service > 3 || shown[rc->service]++)
+		return;
+	fprintf(stderr, "pre_server: caller %s service %d\n",
+		rc->client_principal ? rc->client_principal->name : "?",
+		(int)rc->service);
+}
 
 void *pre_null_1_svc(void *argp, struct svc_req *rq)
 {
@@ -19,6 +37,7 @@ pre_bytes *pre_echo_1_svc(pre_bytes *argp, struct svc_req *rq)
 {
 	static pre_bytes res;
 
+	show_gss_caller(rq);
 	res = *argp;	/* the arguments outlive the Reply's encoding */
 	return &res;
 }
