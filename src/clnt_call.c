@@ -312,10 +312,11 @@ enum cc_next cr_call_encode(struct cr_call *c, xdrproc_t xargs, void *argsp)
 				       argsp, &c->cc_xb);
 	if (!rc)
 		return CC_SEND;
-	/* Too large for any buffer is a limit, not bad arguments. */
+	/* Too large for any buffer is a limit, not bad arguments: larger
+	 * than the largest buffer tried (what the buffer holds says less:
+	 * an RPCSEC_GSS wrap stops where it went back for its length). */
 	c->cc_st = rc == -EMSGSIZE ?
-		   cr_call_too_large(cr, c->cc_proc,
-				     rpcrdma_xdrbuf_len(&c->cc_xb)) :
+		   cr_call_too_large(cr, c->cc_proc, RPCRDMA_SPILL_MAX) :
 		   cr_refuse(cr, RPC_CANTENCODEARGS, rc);
 	return CC_RELEASE;
 }

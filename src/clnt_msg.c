@@ -71,7 +71,6 @@ int cr_encode_call(struct clnt_rdma *cr, struct rpcrdma_req *rq, AUTH *auth,
 
 /* Spill buffers kept by a slot between calls; larger ones are freed. */
 #define RPCRDMA_SPILL_KEEP	(64u << 10)
-#define RPCRDMA_SPILL_MAX	((4u << 20) + (64u << 10))
 
 /*
  * The arguments did not fit the slot's scratch (copied, non-opaque data

@@ -263,6 +263,8 @@ int cr_encode_spilled(struct clnt_rdma *cr, struct rpcrdma_req *rq,
 		      AUTH *auth, rpcproc_t proc, xdrproc_t xargs, void *argsp,
 		      struct rpcrdma_xdr_buf *xb);
 void cr_trim_spill(struct rpcrdma_req *rq);
+/* The largest buffer a Call is encoded into with every byte copied. */
+#define RPCRDMA_SPILL_MAX	((4u << 20) + (64u << 10))
 enum clnt_stat cr_refuse(struct clnt_rdma *cr, enum clnt_stat st, int err);
 enum clnt_stat cr_call_too_large(struct clnt_rdma *cr, rpcproc_t proc,
 				 size_t len);

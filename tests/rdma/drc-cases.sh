@@ -34,7 +34,11 @@ drc_case drc-once-threaded $on "-j 4" "-m once -k reply -n 8000 -e 1" 1
 # the server never made, then its retransmission on a new connection with
 # the next sequence number, each refused afresh (AUTH_ERROR, CREDPROBLEM),
 # none run; a garbage INIT token refused; 0 hits.
-drc_case drc-gss-never-cached $on "" "-m gss -k inline -n 100" 0
+# (The sanitizer build: libtirpc keeps its default GSS service name,
+# made at the garbage INIT, for good: gss-cases.sh's suppressions.)
+printf 'leak:libgssapi_krb5.so\nleak:libkrb5.so\n' >"$work/krb5-lsan.supp"
+drc_case drc-gss-never-cached "$on LSAN_OPTIONS=suppressions=$work/krb5-lsan.supp" "" \
+	"-m gss -k inline -n 100" 0
 # The control: drc_size 0, the same retransmission runs the procedure again.
 drc_case drc-off-runs-twice "RPCRDMA_DRC_SIZE=0" "" "-m once -k inline -n 100 -e 2" 0
 drc_case drc-off-runs-twice-chunk "RPCRDMA_DRC_SIZE=0" "" "-m once -k reply -n 8000 -e 2" 0

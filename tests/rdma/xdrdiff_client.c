@@ -556,9 +556,14 @@ int main(int argc, char **argv)
 			     per[k], (unsigned long long)counted);
 		clnt_destroy(rdma[k]);
 	}
-	/* Its contexts go first (RPCSEC_GSS_DESTROY), while it serves. */
-	for (k = 1; k < nauths; k++)
-		clnt_destroy(tcp[k]);
+	/* Its contexts go first (RPCSEC_GSS_DESTROY), while it serves;
+	 * libtirpc's clnt_destroy() leaves cl_auth to its owner. */
+	for (k = 0; k < nauths; k++) {
+		auth_destroy(tcp[k]->cl_auth);
+		tcp[k]->cl_auth = authnone_create();
+		if (k)
+			clnt_destroy(tcp[k]);
+	}
 	if (clnt_call(tcp[0], XD_SHUTDOWN, X(xdr_void), NULL, X(xdr_void), NULL, tmo) != RPC_SUCCESS)
 		fail("XD_SHUTDOWN: %s", clnt_sperror(tcp[0], ""));
 	clnt_destroy(tcp[0]);
