@@ -161,6 +161,12 @@ if gss_realm; then
 	# either side, so the client serializes such calls and the server
 	# serves one connection's one at a time (rpcrdma(7) SECURITY).
 	gss_case gss-krb5i-threads integrity "-j 4" "-T 4"
+	# Bad input on an established context (gss_client -M): a bit of the
+	# header's MIC flipped is refused with RPCSEC_GSS_CREDPROBLEM, a bit of
+	# the checksummed or sealed body with GARBAGE_ARGS; each followed by
+	# a good call on the same context, the server standing.
+	gss_case gss-krb5i-bad-input integrity "" "-M"
+	gss_case gss-krb5p-bad-input privacy "" "-M"
 	# The differential test (xdr-cases.sh) on the auth axis: every
 	# XDR construct at sizes from 0 past 4 MiB, the Send strategies and
 	# chunk modes taking krb5i, krb5p, krb5 and AUTH_SYS in turn, each

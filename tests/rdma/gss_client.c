@@ -7,8 +7,13 @@
  * code.
  *
  *   gss_client -a ADDR -p PORT [-b SOURCE] -s SERVICE@HOST
- *              -l none|integrity|privacy [-t] [-T THREADS]
+ *              -l none|integrity|privacy [-t] [-T THREADS] [-M]
  *
+ * -M: then bad input on the established context, through an AUTH that
+ * passes through libtirpc's but mangles what it sends: one bit of the
+ * header's MIC flipped (the server must refuse it: AUTH_ERROR,
+ * RPCSEC_GSS_CREDPROBLEM), and at integrity or privacy one bit of the
+ * checksummed or sealed body (GARBAGE_ARGS); a good call after each.
  * -T: after the sizes, THREADS threads call at once on the one CLIENT and
  * its one RPCSEC_GSS context (libtirpc's AUTH keeps one sequence number:
  * the transport serializes such calls), each echoing a mix of sizes.
@@ -128,6 +133,126 @@ static unsigned int threads_on(CLIENT *cl, unsigned int threads)
 	return bad;
 }
 
+/* -M: the AUTH in front of libtirpc's RPCSEC_GSS one. */
+static AUTH *gss_real;
+static int mangle;	/* 1: the header's MIC; 2: the wrapped body */
+static uint32_t mangle_buf[4096];	/* words: xdrmem reads them */
+
+static void mangle_nextverf(AUTH *a)
+{
+	AUTH_NEXTVERF(gss_real);
+}
+
+/* The real marshal into a copy of the header so far, then sent with one
+ * bit of the verifier (the MIC over that header) flipped. */
+static int mangle_marshal(AUTH *a, XDR *x)
+{
+	char *tmp = (char *)mangle_buf, *hdr;
+	u_int pos = XDR_GETPOS(x), end;
+	XDR t;
+	int ok;
+
+	if (mangle != 1)
+		return AUTH_MARSHALL(gss_real, x);
+	if (!XDR_SETPOS(x, 0) || !(hdr = (char *)XDR_INLINE(x, (int)pos)) ||
+	    pos > 1024)
+		return FALSE;
+	memcpy(tmp, hdr, pos);
+	xdrmem_create(&t, tmp, sizeof(mangle_buf), XDR_ENCODE);
+	ok = XDR_SETPOS(&t, pos) && AUTH_MARSHALL(gss_real, &t);
+	end = XDR_GETPOS(&t);
+	XDR_DESTROY(&t);
+	a->ah_cred = gss_real->ah_cred;
+	if (!ok || end < pos + 8)
+		return FALSE;
+	tmp[end - 5] ^= 0x10;	/* inside the MIC, not its padding */
+	return XDR_PUTBYTES(x, tmp + pos, end - pos);
+}
+
+static int mangle_validate(AUTH *a, struct opaque_auth *v)
+{
+	return AUTH_VALIDATE(gss_real, v);
+}
+
+static int mangle_refresh(AUTH *a, void *arg)
+{
+	return AUTH_REFRESH(gss_real, arg);
+}
+
+static void mangle_destroy(AUTH *a)
+{
+}
+
+/* The real wrap into a buffer, sent with one bit of the body flipped. */
+static int mangle_wrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
+{
+	char *tmp = (char *)mangle_buf;
+	u_int n;
+	XDR t;
+	int ok;
+
+	if (mangle != 2)
+		return AUTH_WRAP(gss_real, x, f, p);
+	xdrmem_create(&t, tmp, sizeof(mangle_buf), XDR_ENCODE);
+	ok = AUTH_WRAP(gss_real, &t, f, p);
+	n = XDR_GETPOS(&t);
+	XDR_DESTROY(&t);
+	if (!ok || n < 16)
+		return FALSE;
+	tmp[13] ^= 0x01;	/* past the length and sequence words */
+	return XDR_PUTBYTES(x, tmp, n);
+}
+
+static int mangle_unwrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
+{
+	return AUTH_UNWRAP(gss_real, x, f, p);
+}
+
+static struct auth_ops mangle_ops = {
+	.ah_nextverf = mangle_nextverf,
+	.ah_marshal = mangle_marshal,
+	.ah_validate = mangle_validate,
+	.ah_refresh = mangle_refresh,
+	.ah_destroy = mangle_destroy,
+	.ah_wrap = mangle_wrap,
+	.ah_unwrap = mangle_unwrap,
+};
+
+/* One ECHO_BYTES of 100 bytes mangled as mode says: its outcome right,
+ * then a good one served.  How many of the two failed. */
+static unsigned int mangled(CLIENT *cl, int mode, enum clnt_stat want,
+			    int want_why)
+{
+	struct timeval tv = { 60, 0 };
+	char buf[100] = "mangled";
+	echo_bytes arg = { sizeof(buf), buf }, res;
+	struct rpc_err e;
+	enum clnt_stat st;
+	AUTH proxy;
+	int ok;
+
+	memset(&proxy, 0, sizeof(proxy));
+	proxy.ah_ops = &mangle_ops;
+	proxy.ah_cred = gss_real->ah_cred;	/* RPCSEC_GSS: serialized */
+	gss_real = cl->cl_auth;
+	cl->cl_auth = &proxy;
+	mangle = mode;
+	memset(&res, 0, sizeof(res));
+	st = clnt_call(cl, ECHO_BYTES, (xdrproc_t)(void (*)(void))xdr_echo_bytes, (char *)&arg,
+		       (xdrproc_t)(void (*)(void))xdr_echo_bytes, (char *)&res, tv);
+	clnt_geterr(cl, &e);
+	mangle = 0;
+	cl->cl_auth = gss_real;
+	ok = st == want && (st != RPC_AUTHERROR || (int)e.re_why == want_why);
+	printf("gss_client: %s flipped: %s (why %d): %s\n",
+	       mode == 1 ? "a bit of the header's MIC" : "a bit of the wrapped body",
+	       clnt_sperrno(st), st == RPC_AUTHERROR ? (int)e.re_why : 0,
+	       ok ? "refused as it must be" : "WRONG");
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)(void (*)(void))xdr_echo_bytes, (char *)&res);
+	return !ok + !echo(cl, 1000, 77);
+}
+
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = NULL, *src = NULL, *service = NULL;
@@ -137,11 +262,11 @@ int main(int argc, char **argv)
 	struct rpc_gss_sec sec;
 	unsigned int i, bad = 0, threads = 0;
 	enum clnt_stat st;
-	int c, tcp = 0;
+	int c, tcp = 0, bad_input = 0;
 	CLIENT *cl;
 	AUTH *a;
 
-	while ((c = getopt(argc, argv, "a:p:b:s:l:tT:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:b:s:l:tT:M")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -150,12 +275,13 @@ int main(int argc, char **argv)
 		case 'l': level = optarg; break;
 		case 't': tcp = 1; break;
 		case 'T': threads = (unsigned int)atoi(optarg); break;
+		case 'M': bad_input = 1; break;
 		default: return 2;
 		}
 	}
 	if (!addr || !service || (!port && !tcp)) {
 		fprintf(stderr, "usage: gss_client -a ADDR -p PORT [-b SOURCE] "
-			"-s SERVICE@HOST -l none|integrity|privacy [-t] [-T THREADS]\n");
+			"-s SERVICE@HOST -l none|integrity|privacy [-t] [-T THREADS] [-M]\n");
 		return 2;
 	}
 	memset(&sec, 0, sizeof(sec));
@@ -194,6 +320,12 @@ int main(int argc, char **argv)
 	bad += st != RPC_SUCCESS;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		bad += !echo(cl, sizes[i], i);
+	if (bad_input) {
+		gss_real = cl->cl_auth;
+		bad += mangled(cl, 1, RPC_AUTHERROR, RPCSEC_GSS_CREDPROBLEM);
+		if (sec.svc != RPCSEC_GSS_SVC_NONE)
+			bad += mangled(cl, 2, RPC_CANTDECODEARGS, 0);
+	}
 	if (threads)
 		bad += threads_on(cl, threads);
 	/* RPCSEC_GSS_DESTROY goes too; the server is then stopped without
