@@ -486,8 +486,8 @@ int main(int argc, char **argv)
 			"[-s SERVICE@HOST] [-O PROC:SIZE]\n");
 		return 2;
 	}
-	for (tok = strtok_r(auths, ",", &save); tok && nauths < MAX_AUTHS;
-	     tok = strtok_r(NULL, ",", &save))
+	for (tok = auths ? strtok_r(auths, ",", &save) : NULL;
+	     tok && nauths < MAX_AUTHS; tok = strtok_r(NULL, ",", &save))
 		auth_names[nauths++] = tok;
 	if (!nauths)
 		auth_names[nauths++] = "none";
