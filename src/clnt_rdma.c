@@ -38,12 +38,15 @@ static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
 	return rb;
 }
 
-/* Free the handle: its auth (ours to destroy, as libtirpc's are), then the
- * rest (cr_free). */
+/*
+ * Free the handle (cr_free).  Its cl_auth is the program's, as with
+ * libtirpc's clients (clnt_vc_destroy never touches it): programs do
+ * auth_destroy(cl->cl_auth) and then clnt_destroy(cl), and an RPCSEC_GSS
+ * auth's destroy calls on the handle, which must still serve.  Ours
+ * would be AUTH_NONE's, which is libtirpc's one static.
+ */
 static void cr_destroy(struct clnt_rdma *cr)
 {
-	if (cr->cr_clnt.cl_auth)
-		auth_destroy(cr->cr_clnt.cl_auth);
 	cr_free(cr);
 }
 
@@ -59,14 +62,6 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	if (!cr_auth_serial(auth))
 		return cr_call(cr, auth, take_result_buf(cl), proc, xargs,
 			       argsp, xres, resp, tmo);
-	/* RPCSEC_GSS_DESTROY from clnt_destroy(): over a connection that
-	 * is up, or not at all (a reconnection would find no context). */
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	if (cr->cr_destroying && cr->cr_conn != CR_CONNECTED) {
-		pthread_mutex_unlock(&cr->cr_x.rx_lock);
-		return cr_refuse(cr, RPC_CANTSEND, ESHUTDOWN);
-	}
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
 	pthread_mutex_lock(&cr->cr_auth_lock);
 	st = cr_call(cr, auth, take_result_buf(cl), proc, xargs, argsp,
 		     xres, resp, tmo);
@@ -184,20 +179,6 @@ static void clnt_rdma_destroy(CLIENT *cl)
 {
 	struct clnt_rdma *cr = to_cr(cl);
 	uint64_t one = 1;
-
-	/*
-	 * Its auth first, while the connection still serves: an RPCSEC_GSS
-	 * auth's destroy sends RPCSEC_GSS_DESTROY on this very handle, and
-	 * with the connection already closed it waited out libtirpc's 25 s
-	 * for a reconnection.
-	 */
-	pthread_mutex_lock(&cr->cr_x.rx_lock);
-	cr->cr_destroying = true;
-	pthread_mutex_unlock(&cr->cr_x.rx_lock);
-	if (cl->cl_auth) {
-		auth_destroy(cl->cl_auth);
-		cl->cl_auth = NULL;
-	}
 
 	if (cr->cr_thread_started) {
 		if (write(cr->cr_stopfd, &one, sizeof(one)) != sizeof(one))

@@ -174,9 +174,6 @@ struct clnt_rdma {
 	pthread_t cr_thread;
 	int cr_stopfd;			/* eventfd: stop the progress thread */
 	int cr_thread_started;
-	bool cr_destroying;		/* clnt_destroy() is destroying cl_auth:
-					 * its calls never wait for a connection
-					 * (rx_lock) */
 	int cr_vt_marked;		/* its creator switches credentials per
 					 * thread: so does the progress thread
 					 * (verbs_thread.h) */

@@ -7,7 +7,9 @@
  * =vers: clnt_create_vers (versions 1 to 3).
  * PRE_CLIENT_GSS=SERVICE@HOST:integrity|privacy|none: the calls go with
  * an RPCSEC_GSS context (libtirpc's rpc_gss_seccreate, Kerberos V5),
- * destroyed before PRE_EXIT.
+ * destroyed before PRE_EXIT.  PRE_CLIENT_AUTH=sys: with AUTH_SYS.
+ * It ends as libtirpc programs do: auth_destroy(cl->cl_auth), then
+ * clnt_destroy(cl), which must leave the auth alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,10 @@ int main(int argc, char **argv)
 	clnt_control(cl, CLSET_TIMEOUT, (char *)&to);
 	if (getenv("PRE_CLIENT_GSS") && gss_auth(cl, getenv("PRE_CLIENT_GSS")))
 		return 3;
+	if (getenv("PRE_CLIENT_AUTH") && !strcmp(getenv("PRE_CLIENT_AUTH"), "sys")) {
+		auth_destroy(cl->cl_auth);
+		cl->cl_auth = authunix_create_default();
+	}
 	buf = malloc(4096);
 	for (i = 0; i < n; i++) {
 		unsigned int len = 1 + (i * 97) % 3000, j;
@@ -124,9 +130,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pre_client: %u of %u verified, server netid %s "
 			"(expected %s)\n", ok, n, netid ? *netid : "?",
 			expect ? expect : "any");
+		auth_destroy(cl->cl_auth);
 		clnt_destroy(cl);
 		return 1;
 	}
+	auth_destroy(cl->cl_auth);
 	clnt_destroy(cl);
 	free(buf);
 	return 0;

@@ -554,6 +554,9 @@ int main(int argc, char **argv)
 		if (counted != per[k])
 			fail("%s: %u calls made, rs_calls %llu", configs[k].name,
 			     per[k], (unsigned long long)counted);
+		/* The auth, then the handle, as with libtirpc's: an RPCSEC_GSS
+		 * one tells the server (RPCSEC_GSS_DESTROY) on the handle. */
+		auth_destroy(rdma[k]->cl_auth);
 		clnt_destroy(rdma[k]);
 	}
 	/* Its contexts go first (RPCSEC_GSS_DESTROY), while it serves;
