@@ -38,18 +38,6 @@ static struct rpcrdma_result_buf *take_result_buf(CLIENT *cl)
 	return rb;
 }
 
-/*
- * Free the handle (cr_free).  Its cl_auth is the program's, as with
- * libtirpc's clients (clnt_vc_destroy never touches it): programs do
- * auth_destroy(cl->cl_auth) and then clnt_destroy(cl), and an RPCSEC_GSS
- * auth's destroy calls on the handle, which must still serve.  Ours
- * would be AUTH_NONE's, which is libtirpc's one static.
- */
-static void cr_destroy(struct clnt_rdma *cr)
-{
-	cr_free(cr);
-}
-
 static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     xdrproc_t xargs, void *argsp,
 				     xdrproc_t xres, void *resp,
@@ -175,6 +163,13 @@ int clnt_rdma_set_result_buf(CLIENT *cl, struct rpcrdma_result_buf *rb)
 	return 0;
 }
 
+/*
+ * The handle goes; its cl_auth is the program's, as with libtirpc's
+ * clients (clnt_vc_destroy never touches it): programs do
+ * auth_destroy(cl->cl_auth) and then clnt_destroy(cl), and an RPCSEC_GSS
+ * auth's destroy calls on the handle, which must still serve.  Ours
+ * would be AUTH_NONE's, which is libtirpc's one static.
+ */
 static void clnt_rdma_destroy(CLIENT *cl)
 {
 	struct clnt_rdma *cr = to_cr(cl);
@@ -189,7 +184,7 @@ static void clnt_rdma_destroy(CLIENT *cl)
 	rpcrdma_ep_disconnect(&cr->cr_x.rx_ep);
 	/* Asynchronous calls still in flight end, each callback once. */
 	cr_async_destroy(cr);
-	cr_destroy(cr);
+	cr_free(cr);
 }
 
 CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
@@ -250,7 +245,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 					rc == -EADDRNOTAVAIL ?
 					RPC_UNKNOWNHOST : RPC_SYSTEMERROR;
 		rpc_createerr.cf_error.re_errno = -rc;
-		cr_destroy(cr);
+		cr_free(cr);
 		return NULL;
 	}
 	/* CLGET_FD's descriptor, for rpcrdma_fd_sockinfo(3): the channel
@@ -269,7 +264,7 @@ CLIENT *clnt_rdma_create(const char *host, const char *port, rpcprog_t prog,
 	return &cr->cr_clnt;
 
 out_free_nomem:
-	cr_destroy(cr);
+	cr_free(cr);
 out_nomem:
 	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
 	rpc_createerr.cf_error.re_errno = ENOMEM;

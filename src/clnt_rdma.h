@@ -286,7 +286,6 @@ void cr_hand_over(struct clnt_rdma *cr);
 
 /* clnt_setup.c */
 int cr_setup(struct clnt_rdma *cr, const char *host, const char *port);
-void cr_auth_lock_init(struct clnt_rdma *cr);
 
 /*
  * Whether calls with this AUTH must go one at a time: libtirpc's

@@ -184,7 +184,7 @@ int cr_connect_ep(struct clnt_rdma *cr)
 
 /* Recursive: libtirpc's RPCSEC_GSS refresh calls on the handle whose call
  * it refreshes, from inside that call. */
-void cr_auth_lock_init(struct clnt_rdma *cr)
+static void cr_auth_lock_init(struct clnt_rdma *cr)
 {
 	pthread_mutexattr_t a;
 

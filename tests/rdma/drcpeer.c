@@ -146,6 +146,42 @@ static void conn_close(struct conn *c)
 	c->id = NULL;
 }
 
+/* A transport header for an RDMA_MSG of xid: no chunks yet. */
+static void msg_hdr(struct rpcrdma_hdr *h, uint32_t xid)
+{
+	memset(h, 0, sizeof(*h));
+	h->hd_xid = xid;
+	h->hd_vers = RPCRDMA_VERSION;
+	h->hd_credits = 8;
+	h->hd_proc = RPCRDMA_MSG;
+}
+
+/* Send h, then the RPC words w (nw) and args (nargs words); wait for the
+ * Send to complete. */
+static void post_call(struct conn *c, const struct rpcrdma_hdr *h,
+		      const uint32_t *w, size_t nw, const uint32_t *args,
+		      int nargs)
+{
+	struct msg m = { .m_len = 0 };
+	struct ibv_wc wc;
+	ssize_t n;
+	size_t i;
+
+	n = rpcrdma_hdr_encode(m.m_buf, sizeof(m.m_buf), h);
+	if (n < 0)
+		die("header encode: %zd", n);
+	m.m_len = (size_t)n;
+	for (i = 0; i < nw; i++)
+		put32(&m, w[i]);
+	for (i = 0; i < (size_t)nargs; i++)
+		put32(&m, args[i]);
+	memcpy(c->sbuf, m.m_buf, m.m_len);
+	if (rdma_post_send(c->id, NULL, c->sbuf, m.m_len, c->smr, 0))
+		die("rdma_post_send: %s", strerror(errno));
+	if (!poll_cq(c->id->send_cq, &wc, DP_WAIT_MS) || wc.status)
+		die("Send of xid %#x failed", h->hd_xid);
+}
+
 /*
  * Send a Call of prog/proc with args (nargs words) and xid, offering the
  * chunk -k says for its Reply.  The server's credits are not tracked:
@@ -154,18 +190,10 @@ static void conn_close(struct conn *c)
 static void send_call(struct conn *c, uint32_t xid, uint32_t prog,
 		      uint32_t proc, const uint32_t *args, int nargs, int chunk)
 {
-	struct rpcrdma_hdr h;
-	struct msg m = { .m_len = 0 };
 	uint32_t w[] = { xid, 0 /* CALL */, 2, prog, 1, proc, 0, 0, 0, 0 };
-	struct ibv_wc wc;
-	ssize_t n;
-	size_t i;
+	struct rpcrdma_hdr h;
 
-	memset(&h, 0, sizeof(h));
-	h.hd_xid = xid;
-	h.hd_vers = RPCRDMA_VERSION;
-	h.hd_credits = 8;
-	h.hd_proc = RPCRDMA_MSG;
+	msg_hdr(&h, xid);
 	memset(c->chunk, 0, DP_CHUNK);
 	if (chunk && dp_kind == 'r') {
 		h.hd_has_reply = true;
@@ -178,26 +206,14 @@ static void send_call(struct conn *c, uint32_t xid, uint32_t prog,
 		h.hd_writes[0].rc_segs[0] = (struct rpcrdma_segment){
 			c->cmr->rkey, DP_CHUNK, (uintptr_t)c->chunk };
 	}
-	n = rpcrdma_hdr_encode(m.m_buf, sizeof(m.m_buf), &h);
-	if (n < 0)
-		die("header encode: %zd", n);
-	m.m_len = (size_t)n;
-	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		put32(&m, w[i]);
-	for (i = 0; i < (size_t)nargs; i++)
-		put32(&m, args[i]);
-	memcpy(c->sbuf, m.m_buf, m.m_len);
-	if (rdma_post_send(c->id, NULL, c->sbuf, m.m_len, c->smr, 0))
-		die("rdma_post_send: %s", strerror(errno));
-	if (!poll_cq(c->id->send_cq, &wc, DP_WAIT_MS) || wc.status)
-		die("Send of xid %#x failed", xid);
+	post_call(c, &h, w, sizeof(w) / sizeof(w[0]), args, nargs);
 }
 
 /*
  * A Call of prog/proc whose credential is RPCSEC_GSS (RFC 2203 5.3.1):
  * procedure gproc, sequence seq, service none, a 4-byte context handle
- * (none for INIT), and for DATA a 16-byte verifier no context made; args
- * (nargs words) follow.  Inline, no chunks.
+ * and a 16-byte verifier no context made; for INIT (gproc 1) no handle
+ * and an AUTH_NONE verifier.  args (nargs words) follow.  Inline.
  */
 static void send_gss_call(struct conn *c, uint32_t xid, uint32_t prog,
 			  uint32_t proc, uint32_t gproc, uint32_t seq,
@@ -208,42 +224,14 @@ static void send_gss_call(struct conn *c, uint32_t xid, uint32_t prog,
 		xid, 0 /* CALL */, 2, prog, 1, proc,
 		6 /* RPCSEC_GSS */, init ? 20 : 24,
 		1 /* version */, gproc, seq, 1 /* none */, init ? 0 : 4,
-		0x5eedc0de,	/* the handle (DATA only) */
-		6, 16, 0x11111111, 0x22222222, 0x33333333, 0x44444444,
+		/* DATA: the handle, then the verifier; INIT: AUTH_NONE's */
+		init ? 0 : 0x5eedc0de, init ? 0 : 6, init ? 0 : 16,
+		0x11111111, 0x22222222, 0x33333333, 0x44444444,
 	};
 	struct rpcrdma_hdr h;
-	struct msg m = { .m_len = 0 };
-	struct ibv_wc wc;
-	ssize_t n;
-	size_t i;
 
-	memset(&h, 0, sizeof(h));
-	h.hd_xid = xid;
-	h.hd_vers = RPCRDMA_VERSION;
-	h.hd_credits = 8;
-	h.hd_proc = RPCRDMA_MSG;
-	n = rpcrdma_hdr_encode(m.m_buf, sizeof(m.m_buf), &h);
-	if (n < 0)
-		die("header encode: %zd", n);
-	m.m_len = (size_t)n;
-	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		/* INIT: no handle word, and an AUTH_NONE verifier. */
-		if (init && i == 13)
-			continue;
-		if (init && i == 14) {
-			put32(&m, 0);
-			put32(&m, 0);
-			break;
-		}
-		put32(&m, w[i]);
-	}
-	for (i = 0; i < (size_t)nargs; i++)
-		put32(&m, args[i]);
-	memcpy(c->sbuf, m.m_buf, m.m_len);
-	if (rdma_post_send(c->id, NULL, c->sbuf, m.m_len, c->smr, 0))
-		die("rdma_post_send: %s", strerror(errno));
-	if (!poll_cq(c->id->send_cq, &wc, DP_WAIT_MS) || wc.status)
-		die("Send of xid %#x failed", xid);
+	msg_hdr(&h, xid);
+	post_call(c, &h, w, init ? 15 : sizeof(w) / sizeof(w[0]), args, nargs);
 }
 
 /*
